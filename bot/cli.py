@@ -1,0 +1,250 @@
+"""The `digestbot` command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+from bot.app import App, build_app
+from bot.settings import Settings, SettingsError, load_settings
+from digests.catalog import CatalogError, UnknownTopic
+from digests.feeds import FeedError, parse_document
+from digests.ingest import IngestReport, ingest_parsed
+from digests.render_text import clean_text, render_momentum, render_text
+from digests.reports import build_digest, topic_momenta
+from digests.store.engine import DatabaseUnavailable
+
+EXIT_USAGE = 2
+
+
+class CommandError(Exception):
+    """A user-facing failure: printed as one line, exit code `code`."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _iso_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text[:40]!r}") from None
+
+
+def _positive_days(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 3650:
+        raise argparse.ArgumentTypeError(f"days must be a whole number from 1 to 3650: {text[:40]!r}")
+    return int(text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="digestbot",
+        description="Follow research topics on arXiv: ingest, tag, momentum and weekly digests.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    commands.add_parser("demo", help="load the bundled demo corpus and print a digest (offline)")
+    run = commands.add_parser("run", help="run the scheduler: ingest arXiv and print digests")
+    run.add_argument("--once", action="store_true", help="one ingest and one digest, then exit")
+
+    ingest = commands.add_parser("ingest", help="ingest today's arXiv listings, or a file")
+    ingest.add_argument("--file", type=Path, help="arXiv API Atom, RSS/Atom listing or JSON Lines")
+
+    backfill = commands.add_parser("backfill", help="fetch the last N days from the arXiv API")
+    backfill.add_argument("--days", type=_positive_days, required=True)
+
+    topics = commands.add_parser("topics", help="list or search the topic catalog")
+    topics.add_argument("--search", metavar="Q", help="words to look for")
+    topics.add_argument("--json", action="store_true", help="machine-readable output")
+
+    momentum = commands.add_parser("momentum", help="a topic's momentum and 12-week histogram")
+    momentum.add_argument("topic", help="display name or slug")
+    momentum.add_argument("--as-of", type=_iso_date, help="last day counted (default: today)")
+    momentum.add_argument("--json", action="store_true", help="machine-readable output")
+
+    preview = commands.add_parser("preview", help="print the digest a channel would receive")
+    preview.add_argument("--follow", action="append", required=True, metavar="TOPIC")
+    preview.add_argument("--as-of", type=_iso_date, help="last day of the period (default: today)")
+    preview.add_argument("--since", type=_iso_date, help="first day (default: 6 days before)")
+
+    db = commands.add_parser("db", help="database maintenance")
+    db_commands = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)
+    db_commands.add_parser("upgrade", help="apply schema migrations")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings()
+        return HANDLERS[args.command](settings, args)
+    except (SettingsError, CatalogError) as exc:
+        _fail(f"configuration: {exc}")
+        return EXIT_USAGE
+    except DatabaseUnavailable as exc:
+        _fail(str(exc))
+        return EXIT_USAGE
+    except CommandError as exc:
+        _fail(str(exc))
+        return exc.code
+    except KeyboardInterrupt:
+        return 130
+
+
+def _fail(message: str) -> None:
+    print(f"digestbot: {message}", file=sys.stderr)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _with_app(settings: Settings) -> App:
+    app = build_app(settings)
+    app.sync_catalog(now=_now())
+    return app
+
+
+def _resolve(app: App, query: str):
+    try:
+        return app.catalog.resolve(query)
+    except UnknownTopic as exc:
+        raise CommandError(str(exc), EXIT_USAGE) from None
+
+
+def cmd_ingest(settings: Settings, args: argparse.Namespace) -> int:
+    app = _with_app(settings)
+    if args.file is None:
+        from bot.ingest_jobs import ingest_listing
+
+        report = asyncio.run(_with_client(app, lambda client: ingest_listing(
+            client, app.session, categories=settings.arxiv_categories,
+            tagger=app.tagger, catalog=app.catalog, now=_now())))
+        print(report.summary())
+        return 0
+    report = ingest_file(app, args.file, now=_now())
+    print(report.summary())
+    return 0 if report.read > len(report.skipped) else 1
+
+
+def ingest_file(app: App, path: Path, *, now: datetime) -> IngestReport:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        parsed = parse_document(data, name=str(path))
+    except FeedError as exc:
+        raise CommandError(f"{path}: {exc}") from None
+    with app.session() as session:
+        report = ingest_parsed(session, parsed, tagger=app.tagger, catalog=app.catalog, now=now)
+        session.commit()
+    return report
+
+
+async def _with_client(app: App, job: Callable):
+    from bot.arxiv import ArxivUnavailable
+
+    async with app.arxiv_client() as client:
+        try:
+            return await job(client)
+        except ArxivUnavailable as exc:
+            raise CommandError(f"arXiv: {exc}") from None
+
+
+def cmd_backfill(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.ingest_jobs import backfill
+
+    app = _with_app(settings)
+    report = asyncio.run(_with_client(app, lambda client: backfill(
+        client, app.session, categories=settings.arxiv_categories, days=args.days,
+        page_size=settings.arxiv_page_size, tagger=app.tagger, catalog=app.catalog,
+        now=_now(), progress=lambda line: print(line, file=sys.stderr))))
+    print(report.summary())
+    return 0
+
+
+def cmd_topics(settings: Settings, args: argparse.Namespace) -> int:
+    from digests.catalog import Catalog
+
+    catalog = Catalog.load(settings.topics_file)
+    topics = catalog.search(args.search) if args.search else list(catalog.topics)
+    if args.json:
+        print(json.dumps([
+            {"slug": t.slug, "name": t.name, "description": t.description, "parents": list(t.parents)}
+            for t in topics
+        ], indent=2, ensure_ascii=False))
+        return 0
+    if not topics:
+        print(f"no topic matches {clean_text(args.search, 80)!r}")
+        return 1
+    width = max(len(t.name) for t in topics)
+    for topic in topics:
+        print(f"{topic.name:<{width}}  {topic.slug}  — {topic.description}")
+    return 0
+
+
+def cmd_momentum(settings: Settings, args: argparse.Namespace) -> int:
+    app = _with_app(settings)
+    topic = _resolve(app, args.topic)
+    as_of = args.as_of or _now().date()
+    with app.session() as session:
+        momentum = topic_momenta(session, [topic], as_of=as_of)[topic.slug]
+    if args.json:
+        print(json.dumps({"slug": topic.slug, **momentum.to_json()}, indent=2, ensure_ascii=False))
+    else:
+        print(render_momentum(momentum))
+    return 0
+
+
+def cmd_preview(settings: Settings, args: argparse.Namespace) -> int:
+    app = _with_app(settings)
+    topics = list({t.slug: t for t in (_resolve(app, query) for query in args.follow)}.values())
+    until = args.as_of or _now().date()
+    since = args.since or until - timedelta(days=6)
+    if since > until:
+        raise CommandError("--since must not be after --as-of", EXIT_USAGE)
+    with app.session() as session:
+        digest = build_digest(session, topics, since=since, until=until,
+                              per_topic_cap=settings.digest_papers_per_topic)
+    print(render_text(digest, histogram=True))
+    return 0
+
+
+def cmd_db(settings: Settings, args: argparse.Namespace) -> int:
+    from digests.store.engine import open_engine, upgrade_schema
+
+    revision = upgrade_schema(open_engine(settings.database_url))
+    print(f"database schema at revision {revision}")
+    return 0
+
+
+def cmd_demo(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.demo import run_demo
+
+    return run_demo(settings)
+
+
+def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.runner import run
+
+    return run(settings, once=args.once)
+
+
+HANDLERS: dict[str, Callable[[Settings, argparse.Namespace], int]] = {
+    "demo": cmd_demo,
+    "run": cmd_run,
+    "ingest": cmd_ingest,
+    "backfill": cmd_backfill,
+    "topics": cmd_topics,
+    "momentum": cmd_momentum,
+    "preview": cmd_preview,
+    "db": cmd_db,
+}

@@ -1,0 +1,60 @@
+"""Settings from the environment (and an optional `.env` file), checked on start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+DEFAULT_CATEGORIES = ("cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.RO", "cs.MA", "stat.ML")
+
+
+class SettingsError(ValueError):
+    """A setting has a value digestbot cannot use; the message is one line per problem."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    database_url: str = "sqlite:///digestbot.db"
+    arxiv_api_url: str = "https://export.arxiv.org/api/query"
+    arxiv_rss_url: str = "https://rss.arxiv.org/rss"
+    arxiv_categories: Annotated[tuple[str, ...], NoDecode] = DEFAULT_CATEGORIES
+    # arXiv asks for one request every 3 seconds; lower values are for local fakes only.
+    arxiv_request_interval: float = Field(default=3.0, ge=0)
+    arxiv_timeout: float = Field(default=30.0, gt=0)
+    arxiv_max_retries: int = Field(default=5, ge=0, le=20)
+    arxiv_page_size: int = Field(default=2000, ge=1, le=2000)
+    topics_file: Path | None = None
+    digest_papers_per_topic: int = Field(default=5, ge=1, le=50)
+    log_level: str = "INFO"
+
+    @field_validator("arxiv_categories", mode="before")
+    @classmethod
+    def _split_categories(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = [part for part in value.replace(",", " ").split() if part]
+        if not value:
+            raise ValueError("needs at least one arXiv category, e.g. cs.LG")
+        return value
+
+    @field_validator("topics_file")
+    @classmethod
+    def _topics_file_exists(cls, value: Path | None) -> Path | None:
+        if value is not None and not value.is_file():
+            raise ValueError(f"no such file: {value}")
+        return value
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read settings from the environment; raise SettingsError with a readable message."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        problems = [
+            f"{'.'.join(str(part) for part in error['loc']).upper()}: {error['msg']}"
+            for error in exc.errors()
+        ]
+        raise SettingsError("; ".join(problems)) from None

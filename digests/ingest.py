@@ -1,0 +1,138 @@
+"""The ingest pipeline: records in, papers stored and tagged, a report out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlmodel import Session
+
+from digests.catalog import Catalog, UnknownTopic
+from digests.feeds import ParsedFeed, Skip
+from digests.papers import PaperRecord
+from digests.store import repo
+from digests.tagger import Tagger
+
+
+@dataclass
+class IngestReport:
+    read: int = 0
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    tags_added: int = 0
+    skipped: list[Skip] = field(default_factory=list)
+    # Stored papers whose upstream topics could not all be matched to the catalog.
+    warnings: list[Skip] = field(default_factory=list)
+
+    def merge(self, other: IngestReport) -> None:
+        self.read += other.read
+        self.new += other.new
+        self.updated += other.updated
+        self.unchanged += other.unchanged
+        self.tags_added += other.tags_added
+        self.skipped.extend(other.skipped)
+        self.warnings.extend(other.warnings)
+
+    def summary(self, *, max_skips: int = 20) -> str:
+        lines = [
+            f"read: {self.read}",
+            f"new: {self.new}",
+            f"updated: {self.updated}",
+            f"unchanged: {self.unchanged}",
+            f"skipped: {len(self.skipped)}",
+        ]
+        lines += [f"  {skip.where}: {skip.reason}" for skip in self.skipped[:max_skips]]
+        if len(self.skipped) > max_skips:
+            lines.append(f"  … and {len(self.skipped) - max_skips} more")
+        lines.append(f"tags added: {self.tags_added}")
+        lines += [f"warning: {note.where}: {note.reason}" for note in self.warnings[:max_skips]]
+        return "\n".join(lines)
+
+
+def sync_catalog(session: Session, *, catalog: Catalog, tagger: Tagger, now: datetime) -> int:
+    """Store the catalog's topics and re-tag stored papers when any rule changed.
+
+    Returns the number of tags added by the re-tagging (0 when nothing changed).
+    """
+    changed = repo.sync_topics(session, catalog.topics)
+    if not changed:
+        return 0
+    topic_ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
+    added = 0
+    for rows in repo.iter_papers_for_tagging(session):
+        tags = {
+            row.id: _rule_tags(tagger, topic_ids, row.title, row.abstract, row.categories)
+            for row in rows
+        }
+        added += repo.write_tags(session, tags, {row.id: row.published_on for row in rows}, now=now)
+    return added
+
+
+def _rule_tags(
+    tagger: Tagger, topic_ids: dict[str, int], title: str, abstract: str, categories
+) -> list[tuple[int, float, str]]:
+    return [
+        (topic_ids[tag.slug], tag.score, tag.source)
+        for tag in tagger.tag(title, abstract, categories)
+        if tag.slug in topic_ids
+    ]
+
+
+def ingest_records(
+    session: Session,
+    records: Iterable[PaperRecord],
+    *,
+    tagger: Tagger,
+    catalog: Catalog,
+    now: datetime,
+) -> IngestReport:
+    """Upsert `records`, tag new and updated papers, and store upstream tags next to ours."""
+    records = list(records)
+    report = IngestReport(read=len(records))
+    result = repo.upsert_papers(session, records, now=now)
+    report.new, report.updated, report.unchanged = (
+        len(result.new),
+        len(result.updated),
+        result.unchanged,
+    )
+    report.skipped += [
+        Skip(arxiv_id, "replacement of a paper that is not stored")
+        for arxiv_id in result.not_stored_replacements
+    ]
+    topic_ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
+    tags: dict[int, list[tuple[int, float, str]]] = {}
+    published_on = {}
+    for paper_id, record in (result.new | result.updated).items():
+        paper_tags = _rule_tags(tagger, topic_ids, record.title, record.abstract, record.categories)
+        paper_tags += _upstream_tags(catalog, topic_ids, record, report)
+        tags[paper_id] = paper_tags
+        published_on[paper_id] = record.first_version_date
+    report.tags_added = repo.write_tags(session, tags, published_on, now=now)
+    return report
+
+
+def _upstream_tags(
+    catalog: Catalog, topic_ids: dict[str, int], record: PaperRecord, report: IngestReport
+) -> list[tuple[int, float, str]]:
+    tags = []
+    for name in record.upstream_topics:
+        try:
+            topic = catalog.resolve(name)
+        except UnknownTopic as exc:
+            report.warnings.append(Skip(record.arxiv_id, f"upstream topic ignored: {exc}"))
+            continue
+        if topic.slug in topic_ids:
+            tags.append((topic_ids[topic.slug], 1.0, "upstream"))
+    return tags
+
+
+def ingest_parsed(
+    session: Session, parsed: ParsedFeed, *, tagger: Tagger, catalog: Catalog, now: datetime
+) -> IngestReport:
+    """Ingest a parsed document, carrying its skipped entries into the report."""
+    report = ingest_records(session, parsed.records, tagger=tagger, catalog=catalog, now=now)
+    report.read = parsed.read
+    report.skipped[:0] = parsed.skipped
+    return report

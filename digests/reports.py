@@ -1,0 +1,79 @@
+"""Momentum and digests read from the store: the queries behind what users see."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, date, datetime, time, timedelta
+
+from sqlmodel import Session
+
+from digests.catalog import TopicDef
+from digests.compose import Digest, DigestPaper, TopicRef, compose_digest
+from digests.momentum import HISTOGRAM_WEEKS, Momentum, compute_momentum, window_bounds
+from digests.store import repo
+
+# A paper announced late in a period may be tagged after the period's digest went out; it is
+# still news the week after, but a paper first published long before is not.
+NEWS_AGE_DAYS = 7
+
+
+def topic_momenta(
+    session: Session, topics: Sequence[TopicDef], *, as_of: date
+) -> dict[str, Momentum]:
+    """Momentum of each topic as of a day, from two grouped queries for all topics at once."""
+    _, _, previous_start, _ = window_bounds(as_of)
+    first_day = min(previous_start, as_of - timedelta(days=7 * HISTOGRAM_WEEKS - 1))
+    counts = repo.daily_topic_counts(session, first_day, as_of)
+    totals = repo.daily_totals(session, first_day, as_of)
+    rows = repo.topic_rows(session)
+    momenta = {}
+    for topic in topics:
+        row = rows.get(topic.slug)
+        daily = counts.get(row.id, {}) if row else {}
+        momenta[topic.slug] = compute_momentum(topic.name, daily, totals, as_of)
+    return momenta
+
+
+def day_start(day: date) -> datetime:
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+def day_end(day: date) -> datetime:
+    return datetime.combine(day, time.max, tzinfo=UTC)
+
+
+def build_digest(
+    session: Session,
+    followed: Sequence[TopicDef],
+    *,
+    since: date,
+    until: date,
+    per_topic_cap: int = 5,
+) -> Digest:
+    """The digest for `followed` topics over the days since..until (inclusive)."""
+    rows = repo.topic_rows(session)
+    known = [topic for topic in followed if topic.slug in rows]
+    slug_by_id = {rows[topic.slug].id: topic.slug for topic in known}
+    found = repo.tagged_papers(
+        session,
+        list(slug_by_id),
+        tagged_from=day_start(since),
+        tagged_to=day_end(until),
+        published_from=since - timedelta(days=NEWS_AGE_DAYS),
+    )
+    papers = [
+        DigestPaper(
+            arxiv_id=paper.arxiv_id,
+            title=paper.title,
+            url=paper.abs_url,
+            authors=tuple(paper.authors),
+            published=paper.published_on,
+            primary_category=paper.primary_category,
+            abstract=paper.abstract,
+            scores={slug_by_id[topic_id]: score for topic_id, score in scores.items()},
+        )
+        for paper, scores in found
+    ]
+    momenta = topic_momenta(session, followed, as_of=until)
+    refs = [TopicRef(topic.slug, topic.name) for topic in followed]
+    return compose_digest(refs, papers, momenta, since, until, per_topic_cap=per_topic_cap)

@@ -1,0 +1,1 @@
+"""Persistence: tables, the engine, migrations and every query digestbot makes."""

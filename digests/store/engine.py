@@ -1,0 +1,75 @@
+"""Opening the database: one engine per process, SQLite in WAL mode or PostgreSQL by URL alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+
+
+class DatabaseUnavailable(RuntimeError):
+    """The database URL is malformed or the server cannot be reached; the message is one line."""
+
+
+def _enable_sqlite_pragmas(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+def open_engine(database_url: str) -> Engine:
+    """Create an engine and check that the database answers.
+
+    Raises DatabaseUnavailable with a short reason on a bad URL or an unreachable server.
+    """
+    try:
+        url = make_url(database_url)
+    except ArgumentError as exc:
+        raise DatabaseUnavailable(f"DATABASE_URL is not a valid database URL: {exc}") from None
+    if url.drivername == "postgresql" or url.drivername == "postgres":
+        url = url.set(drivername="postgresql+psycopg")
+    kwargs: dict = {}
+    if url.get_backend_name() == "sqlite":
+        if url.database and url.database != ":memory:":
+            Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        kwargs["connect_args"] = {"timeout": 30}
+    else:
+        kwargs["pool_pre_ping"] = True
+        kwargs["connect_args"] = {"connect_timeout": 10}
+    try:
+        engine = create_engine(url, **kwargs)
+    except (ArgumentError, NoSuchModuleError) as exc:
+        raise DatabaseUnavailable(f"DATABASE_URL is not usable: {exc}") from None
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _enable_sqlite_pragmas)
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except (OperationalError, SQLAlchemyError, OSError) as exc:
+        reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(exc) else type(exc)
+        raise DatabaseUnavailable(
+            f"cannot reach the database at {url.render_as_string(hide_password=True)}: {reason}"
+        ) from None
+    return engine
+
+
+def upgrade_schema(engine: Engine) -> str:
+    """Apply every Alembic migration up to head; returns the revision now in force."""
+    from alembic import command
+    from alembic.config import Config
+    from alembic.runtime.migration import MigrationContext
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision() or ""

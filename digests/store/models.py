@@ -1,0 +1,147 @@
+"""Every table digestbot keeps. Schema changes go through Alembic (see `migrations/`)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+from sqlalchemy import JSON, Column, DateTime, Index, UniqueConstraint
+from sqlalchemy.types import TypeDecorator
+from sqlmodel import Field, SQLModel
+
+
+class UTCDateTime(TypeDecorator):
+    """Aware UTC datetimes on every backend (SQLite keeps no zone, so it is put back on read)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is not None and value.tzinfo is not None:
+            value = value.astimezone(UTC)
+            if dialect.name == "sqlite":
+                value = value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value, dialect):
+        if value is not None:
+            value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        return value
+
+
+def _utc_column(**kwargs) -> Column:
+    return Column(UTCDateTime(), **kwargs)
+
+
+class Paper(SQLModel, table=True):
+    """One row per paper, keyed on the base arXiv id; a new version updates the row."""
+
+    __tablename__ = "paper"
+
+    id: int | None = Field(default=None, primary_key=True)
+    arxiv_id: str = Field(max_length=64, unique=True, index=True)
+    version: int = 1
+    title: str
+    abstract: str
+    authors: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    affiliations: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    categories: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    primary_category: str = Field(max_length=32, index=True)
+    published: datetime = Field(sa_column=_utc_column(nullable=False))
+    # The first-version date, the day momentum counts a paper on.
+    published_on: date = Field(index=True)
+    updated: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
+    abs_url: str
+    pdf_url: str
+    comment: str | None = None
+    doi: str | None = None
+    journal_ref: str | None = None
+    ingested_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class Topic(SQLModel, table=True):
+    """A catalog topic as last synced from the catalog file(s)."""
+
+    __tablename__ = "topic"
+
+    id: int | None = Field(default=None, primary_key=True)
+    slug: str = Field(max_length=128, unique=True, index=True)
+    name: str = Field(max_length=256)
+    description: str = ""
+    parents: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    # Hash of the matching rules; a change means stored papers must be re-tagged.
+    rules_hash: str = Field(default="", max_length=64)
+
+
+class PaperTopic(SQLModel, table=True):
+    """A tag: paper X is about topic Y, with a score, from a source (rules, rollup, upstream)."""
+
+    __tablename__ = "paper_topic"
+    __table_args__ = (
+        # Momentum counts every topic over a date range from this index alone.
+        Index("ix_paper_topic_day", "published_on", "topic_id", "paper_id"),
+        # Digests pick a topic's papers tagged within a period.
+        Index("ix_paper_topic_topic_tagged", "topic_id", "tagged_at"),
+    )
+
+    paper_id: int = Field(foreign_key="paper.id", primary_key=True, ondelete="CASCADE")
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True, ondelete="CASCADE")
+    source: str = Field(primary_key=True, max_length=16)  # rules | rollup | upstream
+    score: float
+    # Copied from the paper so that counting never needs a join.
+    published_on: date
+    tagged_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class Channel(SQLModel, table=True):
+    """A place digests go: a Telegram chat (or forum topic), a Discord channel, the terminal."""
+
+    __tablename__ = "channel"
+    __table_args__ = (UniqueConstraint("platform", "chat_id", "thread_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    platform: str = Field(max_length=16)
+    chat_id: str = Field(max_length=64)
+    # Telegram forum topic / Discord thread; "" when the channel itself is meant.
+    thread_id: str = Field(default="", max_length=64)
+    title: str = ""
+    timezone: str = Field(default="UTC", max_length=64)
+    digest_weekday: int = 0  # Monday
+    digest_time: str = Field(default="09:00", max_length=5)
+    alerts_enabled: bool = True
+    paused_reason: str | None = None
+    created_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class Follow(SQLModel, table=True):
+    __tablename__ = "follow"
+
+    channel_id: int = Field(foreign_key="channel.id", primary_key=True, ondelete="CASCADE")
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True, ondelete="CASCADE")
+    mode: str = Field(default="weekly", max_length=16)
+    created_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class DigestSent(SQLModel, table=True):
+    """A digest or alert composed for one channel and period; unique so a period is sent once."""
+
+    __tablename__ = "digest_sent"
+    __table_args__ = (UniqueConstraint("channel_id", "kind", "period_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    channel_id: int = Field(foreign_key="channel.id", index=True, ondelete="CASCADE")
+    kind: str = Field(max_length=16)  # weekly | daily | alert
+    period_key: str = Field(max_length=64)
+    paper_count: int = 0
+    created_at: datetime = Field(sa_column=_utc_column(nullable=False))
+    sent_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
+
+
+class IngestState(SQLModel, table=True):
+    """Resumable cursors and bookkeeping, one row per key (e.g. `rss:cs.LG`, `backfill`)."""
+
+    __tablename__ = "ingest_state"
+
+    key: str = Field(primary_key=True, max_length=128)
+    cursor: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    last_success_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
+    updated_at: datetime = Field(sa_column=_utc_column(nullable=False))

@@ -1,0 +1,316 @@
+"""Every query digestbot makes, as keyword-friendly functions taking a `Session`.
+
+Bulk paths (paper upserts, tag writes, momentum counts) use SQLAlchemy Core statements so that
+50,000 papers or 1,000,000 stored rows stay fast on both SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlmodel import Session
+
+from digests.papers import PaperRecord
+from digests.store.models import IngestState, Paper, PaperTopic, Topic
+
+_CHUNK = 500  # rows per IN (...) lookup; keeps statements under SQLite's variable limit
+
+
+@dataclass
+class UpsertResult:
+    """Paper ids by what happened to them, plus records that could not be applied."""
+
+    new: dict[int, PaperRecord] = field(default_factory=dict)
+    updated: dict[int, PaperRecord] = field(default_factory=dict)
+    unchanged: int = 0
+    not_stored_replacements: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TopicRow:
+    id: int
+    slug: str
+    name: str
+
+
+def _chunks(items: Sequence, size: int = _CHUNK) -> Iterator[Sequence]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _paper_values(record: PaperRecord, now: datetime) -> dict:
+    return {
+        "arxiv_id": record.arxiv_id,
+        "version": record.version,
+        "title": record.title,
+        "abstract": record.abstract,
+        "authors": list(record.authors),
+        "affiliations": list(record.affiliations),
+        "categories": list(record.categories),
+        "primary_category": record.primary_category,
+        "published": record.published,
+        "published_on": record.first_version_date,
+        "updated": record.updated,
+        "abs_url": record.abs_url,
+        "pdf_url": record.pdf_url,
+        "comment": record.comment,
+        "doi": record.doi,
+        "journal_ref": record.journal_ref,
+        "ingested_at": now,
+    }
+
+
+def _newest_per_id(records: Iterable[PaperRecord]) -> dict[str, PaperRecord]:
+    newest: dict[str, PaperRecord] = {}
+    for record in records:
+        held = newest.get(record.arxiv_id)
+        if held is None or _is_newer(record, held.version, held.updated):
+            newest[record.arxiv_id] = record
+    return newest
+
+
+def _is_newer(record: PaperRecord, version: int, updated: datetime | None) -> bool:
+    if record.version != version:
+        return record.version > version
+    return record.updated is not None and (updated is None or record.updated > updated)
+
+
+def upsert_papers(
+    session: Session, records: Iterable[PaperRecord], *, now: datetime
+) -> UpsertResult:
+    """Insert new papers and refresh stored ones on the base id; never duplicate a paper.
+
+    A newer version (or a later `updated` of the same version) rewrites the row but keeps the
+    first-version date already stored. Listing replacements of unknown papers are not stored.
+    """
+    result = UpsertResult()
+    incoming = _newest_per_id(records)
+    stored: dict[str, tuple[int, int, datetime | None, datetime]] = {}
+    for ids in _chunks(list(incoming)):
+        rows = session.execute(
+            select(Paper.id, Paper.arxiv_id, Paper.version, Paper.updated, Paper.published).where(
+                Paper.arxiv_id.in_(ids)
+            )
+        )
+        stored.update(
+            {row.arxiv_id: (row.id, row.version, row.updated, row.published) for row in rows}
+        )
+
+    to_insert: list[PaperRecord] = []
+    for arxiv_id, record in incoming.items():
+        held = stored.get(arxiv_id)
+        if held is None:
+            if record.update_only:
+                result.not_stored_replacements.append(arxiv_id)
+            else:
+                to_insert.append(record)
+            continue
+        paper_id, version, updated, published = held
+        if not _is_newer(record, version, updated):
+            result.unchanged += 1
+            continue
+        values = _paper_values(record, now)
+        values["published"] = min(published, record.published)
+        values["published_on"] = values["published"].date()
+        session.execute(update(Paper).where(Paper.id == paper_id).values(**values))
+        result.updated[paper_id] = record
+
+    for batch in _chunks(to_insert):
+        statement = insert(Paper).returning(Paper.id, Paper.arxiv_id)
+        rows = session.execute(statement, [_paper_values(record, now) for record in batch])
+        by_id = {record.arxiv_id: record for record in batch}
+        result.new.update({row.id: by_id[row.arxiv_id] for row in rows})
+    return result
+
+
+def sync_topics(session: Session, topics: Iterable) -> list[str]:
+    """Store the catalog's topics; returns the slugs that are new or whose rules changed.
+
+    `topics` are `digests.catalog.TopicDef`s. Topics that left the catalog are kept, since
+    follows may still point at them.
+    """
+    existing = {row.slug: row for row in session.exec(select(Topic)).scalars()}
+    changed: list[str] = []
+    for topic in topics:
+        rules_hash = topic.rules_hash()
+        row = existing.get(topic.slug)
+        if row is None:
+            row = Topic(slug=topic.slug)
+            session.add(row)
+        if row.rules_hash != rules_hash:
+            changed.append(topic.slug)
+        row.name, row.description = topic.name, topic.description
+        row.parents, row.rules_hash = list(topic.parents), rules_hash
+    session.flush()
+    return changed
+
+
+def topic_rows(session: Session) -> dict[str, TopicRow]:
+    rows = session.execute(select(Topic.id, Topic.slug, Topic.name))
+    return {row.slug: TopicRow(row.id, row.slug, row.name) for row in rows}
+
+
+def write_tags(
+    session: Session,
+    tags: Mapping[int, Sequence[tuple[int, float, str]]],
+    published_on: Mapping[int, date],
+    *,
+    now: datetime,
+    replace_sources: Sequence[str] = ("rules", "rollup"),
+) -> int:
+    """Set each paper's tags from `replace_sources` to exactly `tags[paper_id]`.
+
+    `tags[paper_id]` holds (topic_id, score, source). A tag the paper already had keeps its
+    `tagged_at`, so re-tagging never makes an old paper look new. Returns tags added.
+    """
+    paper_ids = list(tags)
+    held: dict[tuple[int, int, str], float] = {}
+    for ids in _chunks(paper_ids):
+        rows = session.execute(
+            select(
+                PaperTopic.paper_id, PaperTopic.topic_id, PaperTopic.source, PaperTopic.score
+            ).where(PaperTopic.paper_id.in_(ids))
+        )
+        held.update({(r.paper_id, r.topic_id, r.source): r.score for r in rows})
+
+    wanted = {
+        (paper_id, topic_id, source): score
+        for paper_id, paper_tags in tags.items()
+        for topic_id, score, source in paper_tags
+    }
+    stale = [key for key in held if key[2] in replace_sources and key not in wanted]
+    for key in stale:
+        session.execute(
+            delete(PaperTopic).where(
+                PaperTopic.paper_id == key[0],
+                PaperTopic.topic_id == key[1],
+                PaperTopic.source == key[2],
+            )
+        )
+    rescored = [(key, score) for key, score in wanted.items() if key in held and held[key] != score]
+    for (paper_id, topic_id, source), score in rescored:
+        session.execute(
+            update(PaperTopic)
+            .where(PaperTopic.paper_id == paper_id, PaperTopic.topic_id == topic_id)
+            .where(PaperTopic.source == source)
+            .values(score=score)
+        )
+    added = [
+        {
+            "paper_id": key[0],
+            "topic_id": key[1],
+            "source": key[2],
+            "score": score,
+            "published_on": published_on[key[0]],
+            "tagged_at": now,
+        }
+        for key, score in wanted.items()
+        if key not in held
+    ]
+    if added:
+        session.execute(insert(PaperTopic), added)
+    return len(added)
+
+
+def iter_papers_for_tagging(session: Session, *, batch: int = 2000) -> Iterator[list]:
+    """Yield stored papers in id order, `batch` at a time, with what the tagger reads."""
+    last_id = 0
+    columns = (Paper.id, Paper.title, Paper.abstract, Paper.categories, Paper.published_on)
+    while True:
+        rows = session.execute(
+            select(*columns).where(Paper.id > last_id).order_by(Paper.id).limit(batch)
+        ).all()
+        if not rows:
+            return
+        yield rows
+        last_id = rows[-1].id
+
+
+def daily_topic_counts(session: Session, start: date, end: date) -> dict[int, dict[date, int]]:
+    """Distinct papers per topic per first-version day, for every topic, days start..end."""
+    statement = (
+        select(
+            PaperTopic.topic_id,
+            PaperTopic.published_on,
+            func.count(func.distinct(PaperTopic.paper_id)),
+        )
+        .where(PaperTopic.published_on >= start, PaperTopic.published_on <= end)
+        .group_by(PaperTopic.topic_id, PaperTopic.published_on)
+    )
+    counts: dict[int, dict[date, int]] = defaultdict(dict)
+    for topic_id, day, count in session.execute(statement):
+        counts[topic_id][_as_date(day)] = count
+    return counts
+
+
+def daily_totals(session: Session, start: date, end: date) -> dict[date, int]:
+    """All stored papers per first-version day, days start..end."""
+    statement = (
+        select(Paper.published_on, func.count())
+        .where(Paper.published_on >= start, Paper.published_on <= end)
+        .group_by(Paper.published_on)
+    )
+    return {_as_date(day): count for day, count in session.execute(statement)}
+
+
+def _as_date(value) -> date:
+    return value if isinstance(value, date) else date.fromisoformat(str(value))
+
+
+def tagged_papers(
+    session: Session,
+    topic_ids: Sequence[int],
+    *,
+    tagged_from: datetime,
+    tagged_to: datetime,
+    published_from: date,
+) -> list[tuple[Paper, dict[int, float]]]:
+    """Papers first tagged into any of `topic_ids` in [tagged_from, tagged_to], with their
+    best score per topic (over all sources), skipping papers first published before
+    `published_from` (old papers swept in by a backfill or a catalog change are not news)."""
+    statement = (
+        select(PaperTopic.paper_id, PaperTopic.topic_id, func.max(PaperTopic.score))
+        .where(PaperTopic.topic_id.in_(topic_ids))
+        .where(PaperTopic.published_on >= published_from)
+        .group_by(PaperTopic.paper_id, PaperTopic.topic_id)
+        .having(func.min(PaperTopic.tagged_at) >= tagged_from)
+        .having(func.min(PaperTopic.tagged_at) <= tagged_to)
+    )
+    scores: dict[int, dict[int, float]] = defaultdict(dict)
+    for paper_id, topic_id, score in session.execute(statement):
+        scores[paper_id][topic_id] = score
+    papers: list[tuple[Paper, dict[int, float]]] = []
+    for ids in _chunks(list(scores)):
+        for paper in session.exec(select(Paper).where(Paper.id.in_(ids))).scalars():
+            papers.append((paper, scores[paper.id]))
+    return papers
+
+
+def load_state(session: Session, key: str) -> dict:
+    row = session.get(IngestState, key)
+    return dict(row.cursor) if row else {}
+
+
+def save_state(
+    session: Session, key: str, cursor: dict, *, now: datetime, success: bool = False
+) -> None:
+    row = session.get(IngestState, key)
+    if row is None:
+        row = IngestState(key=key, updated_at=now)
+        session.add(row)
+    row.cursor, row.updated_at = dict(cursor), now
+    if success:
+        row.last_success_at = now
+    session.flush()
+
+
+def state_row(session: Session, key: str) -> IngestState | None:
+    return session.get(IngestState, key)
+
+
+def paper_count(session: Session) -> int:
+    return session.execute(select(func.count()).select_from(Paper)).scalar_one()

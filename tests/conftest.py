@@ -1,0 +1,50 @@
+"""Shared fixtures: a fresh database on every backend the storage tests run against."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, text
+
+from digests.store.engine import open_engine, upgrade_schema
+
+POSTGRES_URL = os.environ.get("DIGESTBOT_TEST_POSTGRES_URL", "")
+# CI sets this so that a missing PostgreSQL server fails the run instead of skipping.
+REQUIRE_POSTGRES = os.environ.get("DIGESTBOT_REQUIRE_POSTGRES") == "1"
+
+
+def _reset_postgres(url: str) -> None:
+    engine = open_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("DROP SCHEMA public CASCADE"))
+        connection.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A URL to an empty database: a SQLite file, then the real PostgreSQL server."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'digestbot.db'}"
+    if not POSTGRES_URL:
+        if REQUIRE_POSTGRES:
+            pytest.fail("DIGESTBOT_TEST_POSTGRES_URL is not set but PostgreSQL is required")
+        pytest.skip("no PostgreSQL server (set DIGESTBOT_TEST_POSTGRES_URL)")
+    _reset_postgres(POSTGRES_URL)
+    return POSTGRES_URL
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    engine = open_engine(database_url)
+    upgrade_schema(engine)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'digestbot.db'}"

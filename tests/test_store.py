@@ -1,0 +1,141 @@
+"""Storage behaviour, run against SQLite and a real PostgreSQL server."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from digests.papers import PaperRecord
+from digests.store import repo
+from digests.store.engine import upgrade_schema
+from digests.store.models import Paper, PaperTopic, Topic
+
+NOW = datetime(2026, 9, 28, 21, 0, tzinfo=UTC)
+
+
+def record(arxiv_id: str = "2609.00001", **changes) -> PaperRecord:
+    base = PaperRecord(
+        arxiv_id=arxiv_id,
+        version=1,
+        title="Agents that learn from terminal feedback",
+        abstract="We train language agents with reinforcement learning.",
+        authors=("Ada Lovelace", "Alan Turing"),
+        categories=("cs.LG", "cs.AI"),
+        published=datetime(2026, 9, 20, 17, 0, tzinfo=UTC),
+    )
+    return replace(base, **changes)
+
+
+def add_topic(session: Session, slug: str) -> int:
+    topic = Topic(slug=slug, name=slug.title())
+    session.add(topic)
+    session.flush()
+    return topic.id
+
+
+def test_migrations_apply_twice_without_error(engine):
+    assert upgrade_schema(engine) == upgrade_schema(engine) == "0001"
+
+
+def test_ingesting_the_same_paper_twice_stores_one_row(engine):
+    with Session(engine) as session:
+        first = repo.upsert_papers(session, [record()], now=NOW)
+        second = repo.upsert_papers(session, [record()], now=NOW)
+        session.commit()
+        assert (len(first.new), len(second.new), second.unchanged) == (1, 0, 1)
+        assert repo.paper_count(session) == 1
+
+
+def test_a_new_version_updates_the_row_and_keeps_the_first_version_date(engine):
+    v2 = record(version=2, title="Revised title", published=datetime(2026, 9, 25, tzinfo=UTC))
+    with Session(engine) as session:
+        repo.upsert_papers(session, [record()], now=NOW)
+        result = repo.upsert_papers(session, [v2], now=NOW)
+        session.commit()
+        paper = session.exec(select(Paper)).scalars().one()
+    assert len(result.updated) == 1
+    assert (paper.version, paper.title, paper.published_on) == (2, "Revised title", date(2026, 9, 20))
+
+
+def test_an_older_version_never_overwrites_a_newer_one(engine):
+    with Session(engine) as session:
+        repo.upsert_papers(session, [record(version=3, title="v3")], now=NOW)
+        result = repo.upsert_papers(session, [record(version=1, title="v1")], now=NOW)
+        paper = session.exec(select(Paper)).scalars().one()
+    assert (result.unchanged, paper.title) == (1, "v3")
+
+
+def test_a_listing_replacement_of_an_unknown_paper_is_not_stored(engine):
+    with Session(engine) as session:
+        result = repo.upsert_papers(session, [record(update_only=True)], now=NOW)
+        assert result.not_stored_replacements == ["2609.00001"]
+        assert repo.paper_count(session) == 0
+
+
+def test_hostile_and_huge_text_is_stored_unchanged(engine):
+    title = "<script>alert(1)</script> @everyone &amp; $\\pi$ 🚀 " + "x" * 10_000
+    with Session(engine) as session:
+        repo.upsert_papers(session, [record(title=title)], now=NOW)
+        session.commit()
+        assert session.exec(select(Paper.title)).scalars().one() == title
+
+
+def test_retagging_keeps_the_time_a_paper_was_first_tagged(engine):
+    later = NOW + timedelta(days=30)
+    with Session(engine) as session:
+        paper_id = next(iter(repo.upsert_papers(session, [record()], now=NOW).new))
+        topic_id = add_topic(session, "agentic-rl")
+        day = {paper_id: date(2026, 9, 20)}
+        assert repo.write_tags(session, {paper_id: [(topic_id, 0.5, "rules")]}, day, now=NOW) == 1
+        assert repo.write_tags(session, {paper_id: [(topic_id, 0.9, "rules")]}, day, now=later) == 0
+        tag = session.exec(select(PaperTopic)).scalars().one()
+    assert (tag.score, tag.tagged_at) == (0.9, NOW)
+
+
+def test_retagging_removes_rule_tags_but_keeps_upstream_tags(engine):
+    with Session(engine) as session:
+        paper_id = next(iter(repo.upsert_papers(session, [record()], now=NOW).new))
+        rl, agents = add_topic(session, "rl"), add_topic(session, "agents")
+        day = {paper_id: date(2026, 9, 20)}
+        repo.write_tags(session, {paper_id: [(rl, 0.5, "rules"), (agents, 1.0, "upstream")]},
+                        day, now=NOW)
+        repo.write_tags(session, {paper_id: []}, day, now=NOW)
+        left = session.exec(select(PaperTopic.topic_id, PaperTopic.source)).all()
+    assert [tuple(row) for row in left] == [(agents, "upstream")]
+
+
+def test_daily_counts_count_a_paper_once_per_topic_whatever_the_sources(engine):
+    with Session(engine) as session:
+        paper_id = next(iter(repo.upsert_papers(session, [record()], now=NOW).new))
+        topic_id = add_topic(session, "rl")
+        tags = {paper_id: [(topic_id, 0.5, "rules"), (topic_id, 1.0, "upstream")]}
+        repo.write_tags(session, tags, {paper_id: date(2026, 9, 20)}, now=NOW)
+        counts = repo.daily_topic_counts(session, date(2026, 9, 1), date(2026, 9, 28))
+        totals = repo.daily_totals(session, date(2026, 9, 1), date(2026, 9, 28))
+    assert counts == {topic_id: {date(2026, 9, 20): 1}}
+    assert totals == {date(2026, 9, 20): 1}
+
+
+def test_tagged_papers_skips_old_papers_swept_in_by_a_later_tagging(engine):
+    old = record("2601.00001", published=datetime(2026, 1, 5, tzinfo=UTC))
+    with Session(engine) as session:
+        result = repo.upsert_papers(session, [record(), old], now=NOW)
+        topic_id = add_topic(session, "rl")
+        tags = {pid: [(topic_id, 0.7, "rules")] for pid in result.new}
+        days = {pid: rec.first_version_date for pid, rec in result.new.items()}
+        repo.write_tags(session, tags, days, now=NOW)
+        found = repo.tagged_papers(session, [topic_id], tagged_from=NOW - timedelta(days=7),
+                                   tagged_to=NOW, published_from=date(2026, 9, 14))
+    assert [paper.arxiv_id for paper, _ in found] == ["2609.00001"]
+
+
+def test_an_ingest_cursor_survives_a_new_session(engine):
+    with Session(engine) as session:
+        repo.save_state(session, "backfill", {"start": 4000}, now=NOW, success=True)
+        session.commit()
+    with Session(engine) as session:
+        assert repo.load_state(session, "backfill") == {"start": 4000}
+        assert repo.state_row(session, "backfill").last_success_at == NOW
