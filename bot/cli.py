@@ -39,7 +39,9 @@ def _iso_date(text: str) -> date:
 
 def _positive_days(text: str) -> int:
     if not text.isdigit() or not 1 <= int(text) <= 3650:
-        raise argparse.ArgumentTypeError(f"days must be a whole number from 1 to 3650: {text[:40]!r}")
+        raise argparse.ArgumentTypeError(
+            f"days must be a whole number from 1 to 3650: {text[:40]!r}"
+        )
     return int(text)
 
 
@@ -124,9 +126,19 @@ def cmd_ingest(settings: Settings, args: argparse.Namespace) -> int:
     if args.file is None:
         from bot.ingest_jobs import ingest_listing
 
-        report = asyncio.run(_with_client(app, lambda client: ingest_listing(
-            client, app.session, categories=settings.arxiv_categories,
-            tagger=app.tagger, catalog=app.catalog, now=_now())))
+        report = asyncio.run(
+            _with_client(
+                app,
+                lambda client: ingest_listing(
+                    client,
+                    app.session,
+                    categories=settings.arxiv_categories,
+                    tagger=app.tagger,
+                    catalog=app.catalog,
+                    now=_now(),
+                ),
+            )
+        )
         print(report.summary())
         return 0
     report = ingest_file(app, args.file, now=_now())
@@ -163,10 +175,22 @@ def cmd_backfill(settings: Settings, args: argparse.Namespace) -> int:
     from bot.ingest_jobs import backfill
 
     app = _with_app(settings)
-    report = asyncio.run(_with_client(app, lambda client: backfill(
-        client, app.session, categories=settings.arxiv_categories, days=args.days,
-        page_size=settings.arxiv_page_size, tagger=app.tagger, catalog=app.catalog,
-        now=_now(), progress=lambda line: print(line, file=sys.stderr))))
+    report = asyncio.run(
+        _with_client(
+            app,
+            lambda client: backfill(
+                client,
+                app.session,
+                categories=settings.arxiv_categories,
+                days=args.days,
+                page_size=settings.arxiv_page_size,
+                tagger=app.tagger,
+                catalog=app.catalog,
+                now=_now(),
+                progress=lambda line: print(line, file=sys.stderr),
+            ),
+        )
+    )
     print(report.summary())
     return 0
 
@@ -177,10 +201,21 @@ def cmd_topics(settings: Settings, args: argparse.Namespace) -> int:
     catalog = Catalog.load(settings.topics_file)
     topics = catalog.search(args.search) if args.search else list(catalog.topics)
     if args.json:
-        print(json.dumps([
-            {"slug": t.slug, "name": t.name, "description": t.description, "parents": list(t.parents)}
-            for t in topics
-        ], indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                [
+                    {
+                        "slug": t.slug,
+                        "name": t.name,
+                        "description": t.description,
+                        "parents": list(t.parents),
+                    }
+                    for t in topics
+                ],
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return 0
     if not topics:
         print(f"no topic matches {clean_text(args.search, 80)!r}")
@@ -212,8 +247,13 @@ def cmd_preview(settings: Settings, args: argparse.Namespace) -> int:
     if since > until:
         raise CommandError("--since must not be after --as-of", EXIT_USAGE)
     with app.session() as session:
-        digest = build_digest(session, topics, since=since, until=until,
-                              per_topic_cap=settings.digest_papers_per_topic)
+        digest = build_digest(
+            session,
+            topics,
+            since=since,
+            until=until,
+            per_topic_cap=settings.digest_papers_per_topic,
+        )
     print(render_text(digest, histogram=True))
     return 0
 

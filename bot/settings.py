@@ -29,6 +29,8 @@ class Settings(BaseSettings):
     arxiv_page_size: int = Field(default=2000, ge=1, le=2000)
     topics_file: Path | None = None
     digest_papers_per_topic: int = Field(default=5, ge=1, le=50)
+    # Topics whose weekly digest `digestbot run` prints when no chat platform is configured.
+    terminal_follows: Annotated[tuple[str, ...], NoDecode] = ("RL for LLM Agents",)
     log_level: str = "INFO"
 
     @field_validator("arxiv_categories", mode="before")
@@ -38,6 +40,13 @@ class Settings(BaseSettings):
             value = [part for part in value.replace(",", " ").split() if part]
         if not value:
             raise ValueError("needs at least one arXiv category, e.g. cs.LG")
+        return value
+
+    @field_validator("terminal_follows", mode="before")
+    @classmethod
+    def _split_follows(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
         return value
 
     @field_validator("topics_file")

@@ -57,7 +57,11 @@ def test_a_new_version_updates_the_row_and_keeps_the_first_version_date(engine):
         session.commit()
         paper = session.exec(select(Paper)).scalars().one()
     assert len(result.updated) == 1
-    assert (paper.version, paper.title, paper.published_on) == (2, "Revised title", date(2026, 9, 20))
+    assert (paper.version, paper.title, paper.published_on) == (
+        2,
+        "Revised title",
+        date(2026, 9, 20),
+    )
 
 
 def test_an_older_version_never_overwrites_a_newer_one(engine):
@@ -100,8 +104,9 @@ def test_retagging_removes_rule_tags_but_keeps_upstream_tags(engine):
         paper_id = next(iter(repo.upsert_papers(session, [record()], now=NOW).new))
         rl, agents = add_topic(session, "rl"), add_topic(session, "agents")
         day = {paper_id: date(2026, 9, 20)}
-        repo.write_tags(session, {paper_id: [(rl, 0.5, "rules"), (agents, 1.0, "upstream")]},
-                        day, now=NOW)
+        repo.write_tags(
+            session, {paper_id: [(rl, 0.5, "rules"), (agents, 1.0, "upstream")]}, day, now=NOW
+        )
         repo.write_tags(session, {paper_id: []}, day, now=NOW)
         left = session.exec(select(PaperTopic.topic_id, PaperTopic.source)).all()
     assert [tuple(row) for row in left] == [(agents, "upstream")]
@@ -127,8 +132,13 @@ def test_tagged_papers_skips_old_papers_swept_in_by_a_later_tagging(engine):
         tags = {pid: [(topic_id, 0.7, "rules")] for pid in result.new}
         days = {pid: rec.first_version_date for pid, rec in result.new.items()}
         repo.write_tags(session, tags, days, now=NOW)
-        found = repo.tagged_papers(session, [topic_id], tagged_from=NOW - timedelta(days=7),
-                                   tagged_to=NOW, published_from=date(2026, 9, 14))
+        found = repo.tagged_papers(
+            session,
+            [topic_id],
+            tagged_from=NOW - timedelta(days=7),
+            tagged_to=NOW,
+            published_from=date(2026, 9, 14),
+        )
     assert [paper.arxiv_id for paper, _ in found] == ["2609.00001"]
 
 

@@ -101,14 +101,19 @@ class Channel(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     platform: str = Field(max_length=16)
     chat_id: str = Field(max_length=64)
-    # Telegram forum topic / Discord thread; "" when the channel itself is meant.
+    # Telegram forum topic; "" when the chat itself is meant (Discord threads are channels).
     thread_id: str = Field(default="", max_length=64)
+    kind: str = Field(default="", max_length=16)  # private | group | channel | dm
+    # Discord server, so that a command anywhere in it can explain a paused channel.
+    guild_id: str = Field(default="", max_length=64, index=True)
     title: str = ""
     timezone: str = Field(default="UTC", max_length=64)
     digest_weekday: int = 0  # Monday
     digest_time: str = Field(default="09:00", max_length=5)
     alerts_enabled: bool = True
+    alert_role_id: str = Field(default="", max_length=64)
     paused_reason: str | None = None
+    paused_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
     created_at: datetime = Field(sa_column=_utc_column(nullable=False))
 
 
@@ -121,19 +126,46 @@ class Follow(SQLModel, table=True):
     created_at: datetime = Field(sa_column=_utc_column(nullable=False))
 
 
-class DigestSent(SQLModel, table=True):
-    """A digest or alert composed for one channel and period; unique so a period is sent once."""
+class Delivery(SQLModel, table=True):
+    """A digest or alert for one channel and period, stored with its parts before any is sent.
 
-    __tablename__ = "digest_sent"
-    __table_args__ = (UniqueConstraint("channel_id", "kind", "period_key"),)
+    Unique per channel, kind and period, so a period is never delivered twice.
+    """
+
+    __tablename__ = "delivery"
+    __table_args__ = (
+        UniqueConstraint("channel_id", "kind", "period_key"),
+        Index("ix_delivery_status_next", "status", "next_attempt_at"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     channel_id: int = Field(foreign_key="channel.id", index=True, ondelete="CASCADE")
-    kind: str = Field(max_length=16)  # weekly | daily | alert
+    kind: str = Field(max_length=16)  # weekly | daily | instant | alert | manual
     period_key: str = Field(max_length=64)
+    status: str = Field(default="pending", max_length=16)  # pending | sent | failed | skipped
     paper_count: int = 0
+    attempts: int = 0
+    last_error: str | None = None
     created_at: datetime = Field(sa_column=_utc_column(nullable=False))
+    next_attempt_at: datetime = Field(sa_column=_utc_column(nullable=False))
+    completed_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
+    # Which process is sending it, until when; another replica may take over after that.
+    claimed_by: str | None = Field(default=None, max_length=64)
+    lease_until: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
+
+
+class DeliveryPart(SQLModel, table=True):
+    """One message of a delivery, already rendered for its platform."""
+
+    __tablename__ = "delivery_part"
+
+    delivery_id: int = Field(foreign_key="delivery.id", primary_key=True, ondelete="CASCADE")
+    seq: int = Field(primary_key=True)
+    payload: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    message_id: str | None = Field(default=None, max_length=64)
     sent_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
+    # Set when the platform refused this part for good (e.g. a malformed message).
+    error: str | None = None
 
 
 class IngestState(SQLModel, table=True):

@@ -23,16 +23,23 @@ def upgrade() -> None:
         sa.Column("platform", sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
         sa.Column("chat_id", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
         sa.Column("thread_id", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
+        sa.Column("kind", sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
+        sa.Column("guild_id", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
         sa.Column("title", sqlmodel.sql.sqltypes.AutoString(), nullable=False),
         sa.Column("timezone", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
         sa.Column("digest_weekday", sa.Integer(), nullable=False),
         sa.Column("digest_time", sqlmodel.sql.sqltypes.AutoString(length=5), nullable=False),
         sa.Column("alerts_enabled", sa.Boolean(), nullable=False),
+        sa.Column("alert_role_id", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
         sa.Column("paused_reason", sqlmodel.sql.sqltypes.AutoString(), nullable=True),
+        sa.Column("paused_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("platform", "chat_id", "thread_id"),
     )
+    with op.batch_alter_table("channel", schema=None) as batch_op:
+        batch_op.create_index(batch_op.f("ix_channel_guild_id"), ["guild_id"], unique=False)
+
     op.create_table(
         "ingest_state",
         sa.Column("key", sqlmodel.sql.sqltypes.AutoString(length=128), nullable=False),
@@ -84,20 +91,29 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f("ix_topic_slug"), ["slug"], unique=True)
 
     op.create_table(
-        "digest_sent",
+        "delivery",
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("channel_id", sa.Integer(), nullable=False),
         sa.Column("kind", sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
         sa.Column("period_key", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
+        sa.Column("status", sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
         sa.Column("paper_count", sa.Integer(), nullable=False),
+        sa.Column("attempts", sa.Integer(), nullable=False),
+        sa.Column("last_error", sqlmodel.sql.sqltypes.AutoString(), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("sent_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("next_attempt_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("completed_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("claimed_by", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=True),
+        sa.Column("lease_until", sa.DateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(["channel_id"], ["channel.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("channel_id", "kind", "period_key"),
     )
-    with op.batch_alter_table("digest_sent", schema=None) as batch_op:
-        batch_op.create_index(batch_op.f("ix_digest_sent_channel_id"), ["channel_id"], unique=False)
+    with op.batch_alter_table("delivery", schema=None) as batch_op:
+        batch_op.create_index(batch_op.f("ix_delivery_channel_id"), ["channel_id"], unique=False)
+        batch_op.create_index(
+            "ix_delivery_status_next", ["status", "next_attempt_at"], unique=False
+        )
 
     op.create_table(
         "follow",
@@ -129,19 +145,33 @@ def upgrade() -> None:
             "ix_paper_topic_topic_tagged", ["topic_id", "tagged_at"], unique=False
         )
 
+    op.create_table(
+        "delivery_part",
+        sa.Column("delivery_id", sa.Integer(), nullable=False),
+        sa.Column("seq", sa.Integer(), nullable=False),
+        sa.Column("payload", sa.JSON(), nullable=False),
+        sa.Column("message_id", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=True),
+        sa.Column("sent_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("error", sqlmodel.sql.sqltypes.AutoString(), nullable=True),
+        sa.ForeignKeyConstraint(["delivery_id"], ["delivery.id"], ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("delivery_id", "seq"),
+    )
+
 
 def downgrade() -> None:
 
+    op.drop_table("delivery_part")
     with op.batch_alter_table("paper_topic", schema=None) as batch_op:
         batch_op.drop_index("ix_paper_topic_topic_tagged")
         batch_op.drop_index("ix_paper_topic_day")
 
     op.drop_table("paper_topic")
     op.drop_table("follow")
-    with op.batch_alter_table("digest_sent", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_digest_sent_channel_id"))
+    with op.batch_alter_table("delivery", schema=None) as batch_op:
+        batch_op.drop_index("ix_delivery_status_next")
+        batch_op.drop_index(batch_op.f("ix_delivery_channel_id"))
 
-    op.drop_table("digest_sent")
+    op.drop_table("delivery")
     with op.batch_alter_table("topic", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_topic_slug"))
 
@@ -153,4 +183,7 @@ def downgrade() -> None:
 
     op.drop_table("paper")
     op.drop_table("ingest_state")
+    with op.batch_alter_table("channel", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_channel_guild_id"))
+
     op.drop_table("channel")

@@ -1,0 +1,302 @@
+"""Chat commands, decided here once for every platform.
+
+An adapter turns a platform's update into a `Caller` plus a command name and argument, calls
+`CommandService.handle`, and renders the neutral `Reply` in its own markup. Who may change what,
+fuzzy topic matching and every limit live here, never in an adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from sqlmodel import Session
+
+from digests.catalog import AmbiguousTopic, Catalog, TopicDef, UnknownTopic
+from digests.compose import Digest
+from digests.reports import build_digest, topic_momenta
+from digests.schedule import ScheduleError, parse_schedule, schedule_text
+from digests.store import channels, repo
+
+MAX_ARGUMENT = 200  # characters; longer arguments are refused, never cut and applied
+MUTATING = frozenset({"follow", "unfollow", "schedule", "alerts"})
+COMMANDS = {
+    "follow": "follow a topic: /follow RL for LLM Agents",
+    "unfollow": "stop following a topic",
+    "following": "the topics followed here, with their momentum",
+    "topics": "browse or search the topics: /topics memory",
+    "trending": "the topics rising fastest now",
+    "digest": "send this chat's digest now",
+    "schedule": "when the weekly digest comes: /schedule monday 09:00 Europe/Berlin",
+    "alerts": "spike alerts on or off: /alerts off",
+    "help": "what I can do",
+}
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who typed a command, and where. `can_manage` is the platform's admin fact."""
+
+    platform: str
+    chat_id: str
+    user_id: str = ""
+    thread_id: str = ""
+    chat_kind: str = "private"  # private | group | channel | dm
+    chat_title: str = ""
+    guild_id: str = ""
+    can_manage: bool = False
+
+
+@dataclass(frozen=True)
+class Choice:
+    label: str
+    value: str
+
+
+@dataclass
+class Reply:
+    """What to answer, as plain text; adapters escape it for their markup."""
+
+    text: str
+    ok: bool = True
+    private: bool = False  # ephemeral where the platform can
+    choices: tuple[Choice, ...] = ()  # offered as buttons, each re-running `choice_command`
+    choice_command: str = ""
+    digest: Digest | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class CommandService:
+    def __init__(
+        self,
+        session_factory: Callable[[], Session],
+        catalog: Catalog,
+        *,
+        clock: Callable[[], datetime],
+        per_topic_cap: int = 5,
+    ) -> None:
+        self.session_factory = session_factory
+        self.catalog = catalog
+        self.clock = clock
+        self.per_topic_cap = per_topic_cap
+
+    def handle(self, caller: Caller, command: str, argument: str = "") -> Reply:
+        command, argument = command.lower().strip(), " ".join(argument.split())
+        if command not in COMMANDS and command != "start":
+            return Reply(f"Unknown command /{command[:40]}. Try /help.", ok=False, private=True)
+        if len(argument) > MAX_ARGUMENT:
+            return Reply(
+                f"That argument is too long (over {MAX_ARGUMENT} characters); nothing was changed.",
+                ok=False,
+                private=True,
+            )
+        if command in MUTATING and caller.chat_kind != "private" and not caller.can_manage:
+            return Reply(_refusal(caller), ok=False, private=True)
+        with self.session_factory() as session:
+            notes = self._touch_channel(session, caller)
+            reply = getattr(self, f"_{command}")(session, caller, argument)
+            session.commit()
+        reply.notes[:0] = notes
+        return reply
+
+    def _touch_channel(self, session: Session, caller: Caller) -> list[str]:
+        """Record the channel; a command in a paused chat resumes it; explain paused siblings."""
+        channel = self._channel(session, caller)
+        notes = []
+        if channels.resume(session, channel):
+            notes.append("Deliveries to this chat were paused and are now resumed.")
+        for paused in channels.paused_in_guild(session, caller.platform, caller.guild_id):
+            notes.append(
+                f"Digests to #{paused.title or paused.chat_id} are paused: {paused.paused_reason}."
+            )
+        return notes
+
+    def _channel(self, session: Session, caller: Caller):
+        return channels.get_or_create_channel(
+            session,
+            platform=caller.platform,
+            chat_id=caller.chat_id,
+            thread_id=caller.thread_id,
+            kind=caller.chat_kind,
+            guild_id=caller.guild_id,
+            title=caller.chat_title,
+            now=self.clock(),
+        )
+
+    def resolve(self, query: str) -> TopicDef | Reply:
+        """A topic, or a reply offering the closest ones; never a silent wrong guess."""
+        if not query:
+            return Reply(
+                "Which topic? Pick one below or type its name.",
+                ok=False,
+                choices=self._topic_choices(self.catalog.topics[:10]),
+            )
+        try:
+            return self.catalog.resolve(query)
+        except AmbiguousTopic as exc:
+            return Reply(
+                f"“{query[:60]}” matches several topics; which one?",
+                ok=False,
+                choices=self._topic_choices(exc.suggestions),
+            )
+        except UnknownTopic as exc:
+            text = f"I don't know the topic “{query[:60]}”."
+            if exc.suggestions:
+                text += " Did you mean one of these?"
+            return Reply(text, ok=False, choices=self._topic_choices(exc.suggestions))
+
+    @staticmethod
+    def _topic_choices(topics) -> tuple[Choice, ...]:
+        return tuple(Choice(topic.name, topic.slug) for topic in topics)
+
+    def _topic_id(self, session: Session, topic: TopicDef) -> int:
+        rows = repo.topic_rows(session)
+        if topic.slug not in rows:
+            repo.sync_topics(session, [topic])
+            rows = repo.topic_rows(session)
+        return rows[topic.slug].id
+
+    def _follow(self, session: Session, caller: Caller, argument: str) -> Reply:
+        topic = self.resolve(argument)
+        if isinstance(topic, Reply):
+            topic.choice_command = "follow"
+            return topic
+        channel = self._channel(session, caller)
+        if channels.follow(session, channel, self._topic_id(session, topic), now=self.clock()):
+            when = schedule_text(channel.digest_weekday, channel.digest_time, channel.timezone)
+            return Reply(f"Following {topic.name}. The digest comes {when}.")
+        return Reply(f"This chat already follows {topic.name}; nothing changed.")
+
+    def _unfollow(self, session: Session, caller: Caller, argument: str) -> Reply:
+        channel = self._channel(session, caller)
+        followed = channels.followed_slugs(session, channel.id)
+        topic = self.resolve(argument)
+        if isinstance(topic, Reply):
+            topic.choices = tuple(c for c in topic.choices if c.value in followed) or tuple(
+                Choice(self.catalog.get(slug).name, slug) for slug in followed if self._known(slug)
+            )
+            topic.choice_command = "unfollow"
+            return topic
+        if channels.unfollow(session, channel, self._topic_id(session, topic)):
+            return Reply(f"Stopped following {topic.name}.")
+        return Reply(f"This chat does not follow {topic.name}; nothing changed.")
+
+    def _known(self, slug: str) -> bool:
+        try:
+            self.catalog.get(slug)
+        except KeyError:
+            return False
+        return True
+
+    def _following(self, session: Session, caller: Caller, argument: str) -> Reply:
+        channel = self._channel(session, caller)
+        topics = [
+            self.catalog.get(s)
+            for s in channels.followed_slugs(session, channel.id)
+            if self._known(s)
+        ]
+        if not topics:
+            return Reply("This chat follows no topics yet. Try /follow RL for LLM Agents.")
+        momenta = topic_momenta(session, topics, as_of=self.clock().date())
+        lines = [f"{topic.name}: {momenta[topic.slug].line}" for topic in topics]
+        when = schedule_text(channel.digest_weekday, channel.digest_time, channel.timezone)
+        alerts = "on" if channel.alerts_enabled else "off"
+        lines.append(f"Digest {when}; spike alerts {alerts}.")
+        return Reply("\n".join(lines))
+
+    def _topics(self, session: Session, caller: Caller, argument: str) -> Reply:
+        found = self.catalog.search(argument) if argument else list(self.catalog.topics)
+        if not found:
+            return Reply(f"No topic matches “{argument[:60]}”. Try /topics without words.")
+        shown = found[:20]
+        lines = [f"{topic.name} — {topic.description}" for topic in shown]
+        if len(found) > len(shown):
+            lines.append(f"… and {len(found) - len(shown)} more; add words to narrow it down.")
+        return Reply(
+            "\n".join(lines), choices=self._topic_choices(shown[:8]), choice_command="follow"
+        )
+
+    def _trending(self, session: Session, caller: Caller, argument: str) -> Reply:
+        momenta = topic_momenta(session, self.catalog.topics, as_of=self.clock().date())
+        rising = [m for m in momenta.values() if m.count >= 5 and (m.change_pct or 0) > 0]
+        rising.sort(key=lambda m: (m.change_pct or 0, m.count), reverse=True)
+        if not rising:
+            return Reply("No topic is rising right now.")
+        return Reply("\n".join(f"{m.topic}: {m.line}" for m in rising[:10]))
+
+    def _digest(self, session: Session, caller: Caller, argument: str) -> Reply:
+        digest = self.digest_for(session, self._channel(session, caller).id, now=self.clock())
+        if digest is None:
+            return Reply("This chat follows no topics yet. Try /follow RL for LLM Agents.")
+        return Reply(f"Your digest: {digest.paper_count} new papers.", digest=digest)
+
+    def digest_for(self, session: Session, channel_id: int, *, now: datetime, days: int = 7):
+        topics = [
+            self.catalog.get(s)
+            for s in channels.followed_slugs(session, channel_id)
+            if self._known(s)
+        ]
+        if not topics:
+            return None
+        until = now.date()
+        return build_digest(
+            session,
+            topics,
+            since=until - timedelta(days=days - 1),
+            until=until,
+            per_topic_cap=self.per_topic_cap,
+        )
+
+    def _schedule(self, session: Session, caller: Caller, argument: str) -> Reply:
+        try:
+            weekday, at, zone = parse_schedule(argument)
+        except ScheduleError as exc:
+            return Reply(str(exc), ok=False, private=True)
+        channel = self._channel(session, caller)
+        channel.digest_weekday, channel.digest_time, channel.timezone = weekday, at, zone
+        return Reply(f"The digest now comes {schedule_text(weekday, at, zone)}.")
+
+    def _alerts(self, session: Session, caller: Caller, argument: str) -> Reply:
+        switch = argument.lower()
+        if switch not in ("on", "off"):
+            return Reply("Say /alerts on or /alerts off.", ok=False, private=True)
+        self._channel(session, caller).alerts_enabled = switch == "on"
+        return Reply(f"Spike alerts are {switch}.")
+
+    def _help(self, session: Session, caller: Caller, argument: str) -> Reply:
+        lines = [
+            "I bring arXiv research topics to this chat: a weekly digest of new papers "
+            "and an alert when a topic takes off."
+        ]
+        lines += [f"/{name} — {text}" for name, text in COMMANDS.items()]
+        if caller.chat_kind != "private":
+            lines.append("Following, schedules and alerts are changed by admins.")
+        return Reply("\n".join(lines))
+
+    _start = _help
+
+    def complete_topics(self, query: str, limit: int = 25) -> list[Choice]:
+        """Autocomplete over the catalog, most relevant first."""
+        query = query[:MAX_ARGUMENT]
+        topics = self.catalog.search(query) if query.strip() else list(self.catalog.topics)
+        return list(self._topic_choices(topics[:limit]))
+
+    def complete_followed(self, caller: Caller, query: str, limit: int = 25) -> list[Choice]:
+        with self.session_factory() as session:
+            channel = channels.find_channel(
+                session, caller.platform, caller.chat_id, caller.thread_id
+            )
+            slugs = channels.followed_slugs(session, channel.id) if channel else []
+        needle = query.lower().strip()[:MAX_ARGUMENT]
+        choices = [Choice(self.catalog.get(s).name, s) for s in slugs if self._known(s)]
+        return [c for c in choices if needle in c.label.lower() or needle in c.value][:limit]
+
+
+def _refusal(caller: Caller) -> str:
+    who = (
+        "chat administrators"
+        if caller.platform == "telegram"
+        else "members who can manage this channel"
+    )
+    return f"Only {who} can change what this chat follows; nothing was changed."

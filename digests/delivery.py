@@ -1,0 +1,249 @@
+"""Sending stored deliveries through a platform `Sender`, deciding what each failure means.
+
+Adapters translate their library's errors into the `SendFailure` tree below; this module alone
+decides what happens next:
+
+    SendFailure
+    ├── RetryLater(seconds)   the platform said "too many requests": wait as told, send again
+    ├── Transient             network trouble or a 5xx: retry with backoff, later give up
+    ├── ChatUnavailable       blocked, kicked, missing access: pause the channel, keep follows
+    ├── ChatGone              the channel was deleted: forget it and its follows
+    ├── ChatMoved(new_id)     the chat has a new id: update it and resend there
+    └── Rejected              this message is refused for good: record it, go on with the rest
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from sqlmodel import Session
+
+from digests.store import channels, deliveries
+from digests.store.deliveries import Claimed
+
+log = logging.getLogger(__name__)
+
+
+class SendFailure(Exception):
+    """Base of every failure an adapter reports; str() is a short reason."""
+
+
+class RetryLater(SendFailure):
+    def __init__(self, seconds: float, reason: str = "rate limited") -> None:
+        super().__init__(reason)
+        self.seconds = max(0.0, float(seconds))
+
+
+class Transient(SendFailure):
+    pass
+
+
+class ChatUnavailable(SendFailure):
+    pass
+
+
+class ChatGone(SendFailure):
+    pass
+
+
+class ChatMoved(SendFailure):
+    def __init__(self, new_chat_id: str) -> None:
+        super().__init__(f"chat moved to {new_chat_id}")
+        self.new_chat_id = str(new_chat_id)
+
+
+class Rejected(SendFailure):
+    pass
+
+
+@dataclass(frozen=True)
+class Address:
+    platform: str
+    chat_id: str
+    thread_id: str = ""
+
+
+class Sender(Protocol):
+    """What a chat platform adapter provides to deliver one stored part."""
+
+    platform: str
+
+    async def send(self, address: Address, payload: dict) -> str:
+        """Send one part; return the platform's message id or raise a SendFailure."""
+        ...
+
+
+@dataclass
+class DrainReport:
+    parts_sent: int = 0
+    delivered: int = 0
+    failed: int = 0
+    paused: int = 0
+    removed: int = 0
+    retried: int = 0
+
+
+class Dispatcher:
+    """Drains due deliveries with a bounded number of concurrent workers."""
+
+    def __init__(
+        self,
+        session_factory: Callable[[], Session],
+        senders: Mapping[str, Sender],
+        *,
+        clock: Callable[[], datetime],
+        sleep: Callable[[float], object] = asyncio.sleep,
+        worker: str = "digestbot",
+        concurrency: int = 32,
+        max_attempts: int = 6,
+        max_inline_wait: float = 120.0,
+        backoff_base: float = 1.0,
+    ) -> None:
+        self.session_factory = session_factory
+        self.senders = dict(senders)
+        self.clock = clock
+        self.sleep = sleep
+        self.worker = worker
+        self.concurrency = concurrency
+        self.max_attempts = max_attempts
+        self.max_inline_wait = max_inline_wait
+        self.backoff_base = backoff_base
+        self.stopping = False
+
+    async def drain(self) -> DrainReport:
+        """Send every due delivery; returns when none is left to claim (or on stop)."""
+        report = DrainReport()
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def run(item: Claimed) -> None:
+            async with gate:
+                await self.deliver(item, report)
+
+        while not self.stopping:
+            with self.session_factory() as session:
+                claimed = deliveries.claim_due(
+                    session,
+                    platforms=list(self.senders),
+                    now=self.clock(),
+                    worker=self.worker,
+                    limit=self.concurrency * 4,
+                )
+            if not claimed:
+                return report
+            await asyncio.gather(*(run(item) for item in claimed))
+        return report
+
+    async def deliver(self, item: Claimed, report: DrainReport) -> None:
+        address = Address(item.platform, item.chat_id, item.thread_id)
+        sender = self.senders[item.platform]
+        with self.session_factory() as session:
+            parts = deliveries.unsent_parts(session, item.delivery_id)
+            # Hold no transaction (nor pooled connection) while awaiting the platform.
+            session.commit()
+            for seq, payload in parts:
+                if self.stopping:
+                    deliveries.release(
+                        session,
+                        item.delivery_id,
+                        retry_at=self.clock(),
+                        error=None,
+                        now=self.clock(),
+                    )
+                    return
+                outcome, address = await self._send_part(
+                    session, item, sender, address, seq, payload
+                )
+                if outcome not in ("sent", "refused"):
+                    _count(report, outcome)
+                    return
+                report.parts_sent += outcome == "sent"
+            status = deliveries.finish(session, item.delivery_id, now=self.clock())
+        report.delivered += status == "sent"
+        report.failed += status == "failed"
+
+    async def _send_part(
+        self,
+        session: Session,
+        item: Claimed,
+        sender: Sender,
+        address: Address,
+        seq: int,
+        payload: dict,
+    ) -> tuple[str, Address]:
+        """Send one part, retrying in place what may be retried.
+
+        Returns what happened (sent, refused, paused, removed, retried, failed) and the address
+        to use for the next part (it changes when the chat moved).
+        """
+        transient_failures = 0
+        while True:
+            try:
+                message_id = await sender.send(address, payload)
+            except RetryLater as exc:
+                if exc.seconds > self.max_inline_wait:
+                    return self._later(session, item, exc.seconds, str(exc)), address
+                await self.sleep(exc.seconds)
+                continue
+            except Transient as exc:
+                transient_failures += 1
+                if transient_failures >= 3:
+                    delay = self._backoff(item.attempts + 1)
+                    return self._later(session, item, delay, str(exc), attempt=True), address
+                await self.sleep(self._backoff(transient_failures))
+                continue
+            except ChatMoved as exc:
+                channels.move_chat(session, address.platform, address.chat_id, exc.new_chat_id)
+                session.commit()
+                address = Address(address.platform, exc.new_chat_id, address.thread_id)
+                continue
+            except ChatUnavailable as exc:
+                channels.pause(session, item.channel_id, str(exc), now=self.clock())
+                deliveries.release(
+                    session,
+                    item.delivery_id,
+                    retry_at=self.clock(),
+                    error=str(exc),
+                    now=self.clock(),
+                )
+                return "paused", address
+            except ChatGone:
+                channels.remove_channel(session, item.channel_id)
+                session.commit()
+                return "removed", address
+            except Rejected as exc:
+                log.warning("delivery %s part %s refused: %s", item.delivery_id, seq, exc)
+                deliveries.mark_part_failed(session, item.delivery_id, seq, error=str(exc))
+                return "refused", address
+            deliveries.mark_part_sent(
+                session, item.delivery_id, seq, message_id=message_id, now=self.clock()
+            )
+            return "sent", address
+
+    def _later(
+        self, session: Session, item: Claimed, seconds: float, error: str, attempt: bool = False
+    ) -> str:
+        give_up = attempt and item.attempts + 1 >= self.max_attempts
+        deliveries.release(
+            session,
+            item.delivery_id,
+            retry_at=self.clock() + timedelta(seconds=seconds),
+            error=error,
+            attempts_add=1 if attempt else 0,
+            give_up=give_up,
+            now=self.clock(),
+        )
+        return "failed" if give_up else "retried"
+
+    def _backoff(self, failures: int) -> float:
+        delay = self.backoff_base * (2 ** min(failures - 1, 10))
+        return delay * random.uniform(0.5, 1.5)
+
+
+def _count(report: DrainReport, outcome: str) -> None:
+    setattr(report, outcome, getattr(report, outcome) + 1)

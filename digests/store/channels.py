@@ -1,0 +1,122 @@
+"""Channels and what they follow."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import delete, select, update
+from sqlmodel import Session
+
+from digests.store.models import Channel, Delivery, Follow, Topic
+
+
+def find_channel(
+    session: Session, platform: str, chat_id: str, thread_id: str = ""
+) -> Channel | None:
+    return session.exec(
+        select(Channel).where(
+            Channel.platform == platform, Channel.chat_id == chat_id, Channel.thread_id == thread_id
+        )
+    ).scalar_one_or_none()
+
+
+def get_or_create_channel(
+    session: Session,
+    *,
+    platform: str,
+    chat_id: str,
+    thread_id: str = "",
+    kind: str = "",
+    guild_id: str = "",
+    title: str = "",
+    now: datetime,
+) -> Channel:
+    channel = find_channel(session, platform, chat_id, thread_id)
+    if channel is None:
+        channel = Channel(platform=platform, chat_id=chat_id, thread_id=thread_id, created_at=now)
+        session.add(channel)
+    channel.kind = kind or channel.kind
+    channel.guild_id = guild_id or channel.guild_id
+    channel.title = title[:200] or channel.title
+    session.flush()
+    return channel
+
+
+def follow(session: Session, channel: Channel, topic_id: int, *, now: datetime) -> bool:
+    """Follow a topic; False when the channel already follows it."""
+    if session.get(Follow, (channel.id, topic_id)) is not None:
+        return False
+    session.add(Follow(channel_id=channel.id, topic_id=topic_id, created_at=now))
+    session.flush()
+    return True
+
+
+def unfollow(session: Session, channel: Channel, topic_id: int) -> bool:
+    """Stop following; False when the channel did not follow the topic."""
+    result = session.execute(
+        delete(Follow).where(Follow.channel_id == channel.id, Follow.topic_id == topic_id)
+    )
+    return result.rowcount > 0
+
+
+def followed_slugs(session: Session, channel_id: int) -> list[str]:
+    """Slugs of the topics a channel follows, in the order it followed them."""
+    rows = session.execute(
+        select(Topic.slug)
+        .join(Follow, Follow.topic_id == Topic.id)
+        .where(Follow.channel_id == channel_id)
+        .order_by(Follow.created_at, Topic.slug)
+    )
+    return list(rows.scalars())
+
+
+def pause(session: Session, channel_id: int, reason: str, *, now: datetime) -> None:
+    session.execute(
+        update(Channel)
+        .where(Channel.id == channel_id)
+        .values(paused_reason=reason[:300], paused_at=now)
+    )
+
+
+def resume(session: Session, channel: Channel) -> bool:
+    """Un-pause a channel; True when it was paused."""
+    if channel.paused_reason is None:
+        return False
+    channel.paused_reason, channel.paused_at = None, None
+    session.flush()
+    return True
+
+
+def paused_in_guild(session: Session, platform: str, guild_id: str) -> list[Channel]:
+    if not guild_id:
+        return []
+    return list(
+        session.exec(
+            select(Channel).where(
+                Channel.platform == platform,
+                Channel.guild_id == guild_id,
+                Channel.paused_reason.is_not(None),
+            )
+        ).scalars()
+    )
+
+
+def remove_channel(session: Session, channel_id: int) -> None:
+    """Forget a channel that no longer exists, with its follows and deliveries."""
+    session.execute(delete(Follow).where(Follow.channel_id == channel_id))
+    session.execute(delete(Delivery).where(Delivery.channel_id == channel_id))
+    session.execute(delete(Channel).where(Channel.id == channel_id))
+
+
+def move_chat(session: Session, platform: str, old_chat_id: str, new_chat_id: str) -> None:
+    """A chat changed its id (a Telegram group became a supergroup): keep everything."""
+    taken = session.exec(
+        select(Channel.id).where(Channel.platform == platform, Channel.chat_id == new_chat_id)
+    ).first()
+    if taken is not None:
+        return
+    session.execute(
+        update(Channel)
+        .where(Channel.platform == platform, Channel.chat_id == old_chat_id)
+        .values(chat_id=new_chat_id)
+    )

@@ -1,0 +1,182 @@
+"""Deliveries: written with their parts before anything is sent, then marked part by part."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from digests.store.models import Channel, Delivery, DeliveryPart
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """A delivery one worker now owns, with where it goes."""
+
+    delivery_id: int
+    channel_id: int
+    platform: str
+    chat_id: str
+    thread_id: str
+    attempts: int
+
+
+def enqueue(
+    session: Session,
+    *,
+    channel_id: int,
+    kind: str,
+    period_key: str,
+    parts: list[dict],
+    paper_count: int = 0,
+    now: datetime,
+) -> int | None:
+    """Store a delivery and its parts; None when this channel already has this period."""
+    try:
+        with session.begin_nested():
+            delivery = Delivery(
+                channel_id=channel_id,
+                kind=kind,
+                period_key=period_key,
+                paper_count=paper_count,
+                created_at=now,
+                next_attempt_at=now,
+                status="pending" if parts else "skipped",
+                completed_at=None if parts else now,
+            )
+            session.add(delivery)
+            session.flush()
+            session.add_all(
+                DeliveryPart(delivery_id=delivery.id, seq=seq, payload=payload)
+                for seq, payload in enumerate(parts)
+            )
+            session.flush()
+    except IntegrityError:
+        return None
+    return delivery.id
+
+
+def claim_due(
+    session: Session,
+    *,
+    platforms: list[str],
+    now: datetime,
+    worker: str,
+    limit: int = 100,
+    lease: timedelta = timedelta(minutes=5),
+) -> list[Claimed]:
+    """Take up to `limit` due deliveries for this worker, skipping rows another worker holds.
+
+    On PostgreSQL rows are locked with FOR UPDATE SKIP LOCKED, so replicas never claim the same
+    delivery; the lease lets another worker take over if this one dies.
+    """
+    statement = (
+        select(
+            Delivery.id,
+            Delivery.channel_id,
+            Delivery.attempts,
+            Channel.platform,
+            Channel.chat_id,
+            Channel.thread_id,
+        )
+        .join(Channel, Channel.id == Delivery.channel_id)
+        .where(Delivery.status == "pending", Delivery.next_attempt_at <= now)
+        .where((Delivery.lease_until.is_(None)) | (Delivery.lease_until < now))
+        .where(Channel.paused_reason.is_(None), Channel.platform.in_(platforms))
+        .order_by(Delivery.next_attempt_at, Delivery.id)
+        .limit(limit)
+    )
+    if session.get_bind().dialect.name == "postgresql":
+        statement = statement.with_for_update(skip_locked=True, of=Delivery)
+    rows = session.execute(statement).all()
+    if rows:
+        session.execute(
+            update(Delivery)
+            .where(Delivery.id.in_([row.id for row in rows]))
+            .values(claimed_by=worker, lease_until=now + lease)
+        )
+    session.commit()
+    return [
+        Claimed(r.id, r.channel_id, r.platform, r.chat_id, r.thread_id, r.attempts) for r in rows
+    ]
+
+
+def unsent_parts(session: Session, delivery_id: int) -> list[tuple[int, dict]]:
+    rows = session.execute(
+        select(DeliveryPart.seq, DeliveryPart.payload)
+        .where(DeliveryPart.delivery_id == delivery_id)
+        .where(DeliveryPart.sent_at.is_(None), DeliveryPart.error.is_(None))
+        .order_by(DeliveryPart.seq)
+    )
+    return [(row.seq, row.payload) for row in rows]
+
+
+def mark_part_sent(
+    session: Session, delivery_id: int, seq: int, *, message_id: str, now: datetime
+) -> None:
+    session.execute(
+        update(DeliveryPart)
+        .where(DeliveryPart.delivery_id == delivery_id, DeliveryPart.seq == seq)
+        .values(message_id=message_id[:64], sent_at=now)
+    )
+    session.commit()
+
+
+def mark_part_failed(session: Session, delivery_id: int, seq: int, *, error: str) -> None:
+    session.execute(
+        update(DeliveryPart)
+        .where(DeliveryPart.delivery_id == delivery_id, DeliveryPart.seq == seq)
+        .values(error=error[:500])
+    )
+    session.commit()
+
+
+def finish(session: Session, delivery_id: int, *, now: datetime) -> str:
+    """Close a delivery whose parts are all done: `sent`, or `failed` if a part was refused."""
+    failed = session.execute(
+        select(func.count()).where(
+            DeliveryPart.delivery_id == delivery_id, DeliveryPart.error.is_not(None)
+        )
+    ).scalar_one()
+    status = "failed" if failed else "sent"
+    session.execute(
+        update(Delivery)
+        .where(Delivery.id == delivery_id)
+        .values(status=status, completed_at=now, lease_until=None, claimed_by=None)
+    )
+    session.commit()
+    return status
+
+
+def release(
+    session: Session,
+    delivery_id: int,
+    *,
+    retry_at: datetime,
+    error: str | None,
+    attempts_add: int = 0,
+    give_up: bool = False,
+    now: datetime,
+) -> None:
+    """Hand a delivery back: to be retried at `retry_at`, or failed for good."""
+    values: dict = {
+        "next_attempt_at": retry_at,
+        "lease_until": None,
+        "claimed_by": None,
+        "attempts": Delivery.attempts + attempts_add,
+    }
+    if error:
+        values["last_error"] = error[:500]
+    if give_up:
+        values.update(status="failed", completed_at=now)
+    session.execute(update(Delivery).where(Delivery.id == delivery_id).values(**values))
+    session.commit()
+
+
+def queue_depth(session: Session) -> int:
+    return session.execute(
+        select(func.count()).select_from(Delivery).where(Delivery.status == "pending")
+    ).scalar_one()

@@ -1,0 +1,165 @@
+"""The command line as a user meets it: help, reports, errors and exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.cli import build_parser, main
+
+COMMANDS = ["demo", "run", "ingest", "backfill", "topics", "momentum", "preview", "db"]
+
+
+def jsonl_line(arxiv_id: str, title: str, published: str, **extra) -> str:
+    paper = {
+        "id": arxiv_id,
+        "title": title,
+        "abstract": "We train large language model agents with reinforcement learning "
+        "to use tools over many turns, with step-level credit assignment.",
+        "authors": ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"],
+        "categories": ["cs.LG", "cs.AI"],
+        "published": published,
+        **extra,
+    }
+    return json.dumps(paper)
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) -> str:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    return database_url
+
+
+@pytest.fixture
+def papers_file(tmp_path: Path) -> Path:
+    path = tmp_path / "papers.jsonl"
+    lines = [
+        jsonl_line(
+            "2609.00001", "Reinforcement Learning for LLM Agents in Terminals", "2026-09-21"
+        ),
+        '{"id": "2609.00002", "title": broken',
+        jsonl_line(
+            "2609.00003",
+            "Agentic RL with Group Relative Policy Optimization",
+            "2026-09-22",
+            topics=["Terminal Agents"],
+        ),
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_help_lists_every_command(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert exit_info.value.code == 0
+    assert all(command in out for command in COMMANDS)
+
+
+@pytest.mark.parametrize("command", [[c] for c in COMMANDS] + [["db", "upgrade"]])
+def test_every_command_has_its_own_help(command, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        build_parser().parse_args([*command, "--help"])
+    assert exit_info.value.code == 0
+    assert "usage: digestbot" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("url", ["nonsense://nowhere", "postgresql://nobody@127.0.0.1:1/none"])
+def test_a_bad_database_url_is_one_clear_line_and_exit_code_2(url):
+    result = run_cli("db", "upgrade", env={"DATABASE_URL": url})
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("digestbot: ")
+
+
+def test_ingest_file_reports_read_new_skipped_and_tags(env, papers_file, capsys):
+    assert main(["ingest", "--file", str(papers_file)]) == 0
+    out = capsys.readouterr().out
+    assert "read: 3" in out and "new: 2" in out and "skipped: 1" in out
+    assert "line 2" in out
+    tags_added = int(out.split("tags added: ")[1].split()[0])
+    assert tags_added >= 3  # ours for two papers, plus the upstream Terminal Agents tag
+
+
+def test_ingesting_the_same_file_again_adds_nothing(env, papers_file, capsys):
+    main(["ingest", "--file", str(papers_file)])
+    capsys.readouterr()
+    assert main(["ingest", "--file", str(papers_file)]) == 0
+    out = capsys.readouterr().out
+    assert "new: 0" in out and "unchanged: 2" in out and "tags added: 0" in out
+
+
+def test_a_file_with_nothing_readable_exits_non_zero(env, tmp_path, capsys):
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_text("not json\n{also not\n")
+    assert main(["ingest", "--file", str(garbage)]) != 0
+
+
+def test_a_missing_file_is_one_line(env, tmp_path, capsys):
+    assert main(["ingest", "--file", str(tmp_path / "missing.xml")]) == 1
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_an_unknown_topic_names_the_closest_ones(env, capsys):
+    assert main(["momentum", "rl for agnets"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "RL for LLM Agents" in err
+
+
+def test_momentum_json_has_the_documented_fields(env, papers_file, capsys):
+    main(["ingest", "--file", str(papers_file)])
+    capsys.readouterr()
+    assert main(["momentum", "rl-for-llm-agents", "--as-of", "2026-09-28", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {"topic", "count", "previous", "change_pct", "share_pct", "line", "weekly"} <= set(data)
+    assert data["topic"] == "RL for LLM Agents" and data["count"] == 2
+    assert len(data["weekly"]) == 12
+
+
+def test_topic_names_are_case_insensitive_in_the_cli(env, capsys):
+    assert main(["momentum", "rl FOR llm AGENTS", "--as-of", "2026-09-28"]) == 0
+    assert "in the last four weeks" in capsys.readouterr().out
+
+
+def test_topics_search_finds_by_words(env, capsys):
+    assert main(["topics", "--search", "memory", "--json"]) == 0
+    names = [topic["name"] for topic in json.loads(capsys.readouterr().out)]
+    assert "LLM Agent Memory" in names
+
+
+def test_preview_prints_the_papers_of_the_followed_topic(env, tmp_path, capsys):
+    path = tmp_path / "one.jsonl"
+    # The CLI tags papers at the current time, so the paper is from yesterday.
+    yesterday = (datetime.now(UTC) - timedelta(days=1)).date().isoformat()
+    path.write_text(
+        jsonl_line("2609.00001", "Reinforcement Learning for LLM Agents", yesterday) + "\n"
+    )
+    main(["ingest", "--file", str(path)])
+    capsys.readouterr()
+    assert main(["preview", "--follow", "RL for LLM Agents"]) == 0
+    out = capsys.readouterr().out
+    assert "Reinforcement Learning for LLM Agents" in out
+    assert "https://arxiv.org/abs/2609.00001" in out
+
+
+def test_db_upgrade_reports_the_revision(env, capsys):
+    assert main(["db", "upgrade"]) == 0
+    assert "revision 0001" in capsys.readouterr().out
