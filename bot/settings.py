@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_CATEGORIES = ("cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.RO", "cs.MA", "stat.ML")
@@ -33,6 +33,18 @@ class Settings(BaseSettings):
     terminal_follows: Annotated[tuple[str, ...], NoDecode] = ("RL for LLM Agents",)
     log_level: str = "INFO"
 
+    telegram_token: SecretStr | None = None
+    telegram_api_url: str = "https://api.telegram.org"
+    # When set, Telegram pushes updates to this public URL instead of being long-polled.
+    telegram_webhook_url: str | None = None
+    telegram_webhook_listen: str = "0.0.0.0:8443"
+
+    discord_token: SecretStr | None = None
+    discord_api_url: str = "https://discord.com/api/v10"
+    discord_gateway_url: str = "wss://gateway.discord.gg"
+    # A server id: commands are also synced there at once (global sync takes a while).
+    discord_dev_guild: int | None = None
+
     @field_validator("arxiv_categories", mode="before")
     @classmethod
     def _split_categories(cls, value: object) -> object:
@@ -47,6 +59,14 @@ class Settings(BaseSettings):
     def _split_follows(cls, value: object) -> object:
         if isinstance(value, str):
             value = [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("telegram_webhook_listen")
+    @classmethod
+    def _host_port(cls, value: str) -> str:
+        host, _, port = value.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"expected HOST:PORT, got {value!r}")
         return value
 
     @field_validator("topics_file")

@@ -1,0 +1,1 @@
+"""Chat platform adapters. Each module translates one platform; none decides anything."""

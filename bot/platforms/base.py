@@ -1,0 +1,69 @@
+"""The one small interface every chat platform adapter implements, and what it is given."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from sqlmodel import Session
+
+from digests.commands import Caller, CommandService, Reply
+from digests.compose import Digest
+from digests.delivery import Dispatcher, Sender
+from digests.store import channels, deliveries
+
+
+class Adapter(Protocol):
+    """A chat platform: receives commands, renders digests, sends stored parts."""
+
+    platform: str
+    sender: Sender
+
+    def render_digest(self, digest: Digest, *, title: str) -> list[dict]:
+        """The digest as this platform's messages: JSON-able payloads, each within limits."""
+        ...
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+@dataclass
+class BotServices:
+    """What adapters share: the command service and the delivery dispatcher."""
+
+    commands: CommandService
+    dispatcher: Dispatcher
+    session_factory: Callable[[], Session]
+    clock: Callable[[], datetime]
+
+    async def send_digest_now(self, caller: Caller, reply: Reply, adapter: Adapter) -> int:
+        """Store this chat's digest as a `manual` delivery and send it; returns parts stored."""
+        if reply.digest is None:
+            return 0
+        now = self.clock()
+        parts = adapter.render_digest(reply.digest, title="Your digest")
+        with self.session_factory() as session:
+            channel = channels.get_or_create_channel(
+                session,
+                platform=caller.platform,
+                chat_id=caller.chat_id,
+                thread_id=caller.thread_id,
+                now=now,
+            )
+            delivery_id = deliveries.enqueue(
+                session,
+                channel_id=channel.id,
+                kind="manual",
+                period_key=f"manual:{now.isoformat(timespec='microseconds')}",
+                parts=parts,
+                paper_count=reply.digest.paper_count,
+                now=now,
+            )
+            session.commit()
+        if delivery_id is None:
+            return 0
+        await self.dispatcher.drain()
+        return len(parts)
