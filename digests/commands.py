@@ -258,10 +258,15 @@ class CommandService:
         return Reply(f"The digest now comes {schedule_text(weekday, at, zone)}.")
 
     def _alerts(self, session: Session, caller: Caller, argument: str) -> Reply:
-        switch = argument.lower()
-        if switch not in ("on", "off"):
+        """`on`, `off`, or `on ROLE_ID` (Discord: a role to mention on spike alerts)."""
+        switch, _, role = argument.lower().partition(" ")
+        if switch not in ("on", "off") or (role and not (switch == "on" and role.isdigit())):
             return Reply("Say /alerts on or /alerts off.", ok=False, private=True)
-        self._channel(session, caller).alerts_enabled = switch == "on"
+        channel = self._channel(session, caller)
+        channel.alerts_enabled = switch == "on"
+        if role:
+            channel.alert_role_id = role
+            return Reply("Spike alerts are on and will mention the chosen role.")
         return Reply(f"Spike alerts are {switch}.")
 
     def _help(self, session: Session, caller: Caller, argument: str) -> Reply:
