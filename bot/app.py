@@ -17,6 +17,10 @@ from digests.store.engine import open_engine, upgrade_schema
 from digests.tagger import Tagger
 
 
+def user_agent(contact: str | None) -> str:
+    return f"digestbot/0.1 (mailto:{contact})" if contact else "digestbot/0.1"
+
+
 @dataclass
 class App:
     settings: Settings
@@ -37,6 +41,7 @@ class App:
             timeout=settings.arxiv_timeout,
             max_retries=settings.arxiv_max_retries,
             transport=self.arxiv_transport,
+            user_agent=user_agent(settings.arxiv_contact),
         )
 
     def sync_catalog(self, *, now: datetime) -> int:

@@ -27,6 +27,8 @@ class Settings(BaseSettings):
     arxiv_timeout: float = Field(default=30.0, gt=0)
     arxiv_max_retries: int = Field(default=5, ge=0, le=20)
     arxiv_page_size: int = Field(default=2000, ge=1, le=2000)
+    # An e-mail address arXiv can reach the operator at; sent in the User-Agent as arXiv asks.
+    arxiv_contact: str | None = None
     topics_file: Path | None = None
     digest_papers_per_topic: int = Field(default=5, ge=1, le=50)
     # Topics whose weekly digest `digestbot run` prints when no chat platform is configured.

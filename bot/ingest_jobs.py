@@ -1,0 +1,221 @@
+"""Jobs that move arXiv data into the store: today's listing, and a resumable API backfill.
+
+Each fetched page is stored in its own transaction together with the cursor that says what
+comes next, so an interrupted backfill resumes at the first page it had not stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from sqlmodel import Session
+
+from bot.arxiv import API_PAGE_LIMIT, ArxivClient, ArxivUnavailable, submitted_query
+from digests.catalog import Catalog
+from digests.feeds import ParsedFeed, Skip
+from digests.ingest import IngestReport, ingest_parsed
+from digests.store.repo import load_state, save_state
+from digests.tagger import Tagger
+
+BACKFILL_KEY = "backfill"
+# A new request ending this close to a stored one is the same request, run again.
+RESUME_TOLERANCE = timedelta(days=1)
+_DAY = timedelta(days=1)
+_MINUTE = timedelta(minutes=1)
+
+SessionFactory = Callable[[], Session]
+
+
+class BackfillInterrupted(ArxivUnavailable):
+    """arXiv gave up mid-backfill; the pages stored so far are kept and a rerun resumes."""
+
+    def __init__(self, message: str, report: IngestReport) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+def listing_key(categories: Sequence[str]) -> str:
+    return "rss:" + "+".join(categories)
+
+
+async def ingest_listing(
+    client: ArxivClient,
+    session_factory: SessionFactory,
+    *,
+    categories: Sequence[str],
+    tagger: Tagger,
+    catalog: Catalog,
+    now: datetime,
+) -> IngestReport:
+    """Fetch today's listing for `categories` and store it in one transaction."""
+    parsed = await client.fetch_listing(categories)
+    with session_factory() as session:
+        report = ingest_parsed(session, parsed, tagger=tagger, catalog=catalog, now=now)
+        cursor = {"fetched_at": now.isoformat(), "read": parsed.read, "new": report.new}
+        save_state(session, listing_key(categories), cursor, now=now, success=True)
+        session.commit()
+    return report
+
+
+@dataclass
+class BackfillCursor:
+    """Where a backfill stands: the requested range, the day window and the next offset."""
+
+    categories: list[str]
+    days: int
+    range_start: datetime
+    range_end: datetime
+    window: int = 0  # index into windows()
+    next_start: int = 0
+    total_results: int | None = None
+    done: bool = False
+    windows: list[tuple[datetime, datetime]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.windows = day_windows(self.range_start, self.range_end, self.days)
+
+    @classmethod
+    def requested(cls, categories: Sequence[str], days: int, now: datetime) -> BackfillCursor:
+        end = now.astimezone(UTC).replace(second=0, microsecond=0)
+        return cls(sorted(set(categories)), days, end - days * _DAY, end)
+
+    @classmethod
+    def from_state(cls, state: dict) -> BackfillCursor | None:
+        """The stored cursor, or None when there is none or it cannot be read."""
+        try:
+            cursor = cls(
+                categories=list(state["categories"]),
+                days=int(state["days"]),
+                range_start=datetime.fromisoformat(state["range_start"]),
+                range_end=datetime.fromisoformat(state["range_end"]),
+                window=int(state["window"]),
+                next_start=int(state["next_start"]),
+                total_results=state.get("total_results"),
+                done=bool(state.get("done", False)),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+        in_range = 0 <= cursor.window < len(cursor.windows) and cursor.next_start >= 0
+        return cursor if cursor.done or in_range else None
+
+    def to_state(self) -> dict:
+        state = {
+            "categories": self.categories,
+            "days": self.days,
+            "range_start": self.range_start.isoformat(),
+            "range_end": self.range_end.isoformat(),
+            "window": self.window,
+            "next_start": self.next_start,
+            "total_results": self.total_results,
+            "done": self.done,
+        }
+        if not self.done:
+            start, end = self.windows[self.window]
+            state |= {"window_start": start.isoformat(), "window_end": end.isoformat()}
+        return state
+
+    def same_request(self, other: BackfillCursor) -> bool:
+        return (
+            self.categories == other.categories
+            and self.days == other.days
+            and abs(self.range_end - other.range_end) <= RESUME_TOLERANCE
+        )
+
+    def advance(self, page: ParsedFeed, page_size: int) -> None:
+        """Move past `page`; an empty page still moves on, or a window could never end."""
+        self.total_results = page.total_results or 0
+        self.next_start += page.read or page_size
+        if self.next_start >= self.total_results:
+            self.window, self.next_start, self.total_results = self.window + 1, 0, None
+            self.done = self.window >= len(self.windows)
+
+
+def day_windows(start: datetime, end: datetime, days: int) -> list[tuple[datetime, datetime]]:
+    """`days` consecutive submittedDate windows, inclusive to the minute, last one ending at
+    `end` (arXiv's bounds are inclusive, so each window stops a minute before the next)."""
+    windows = []
+    for index in range(days):
+        window_start = start + index * _DAY
+        window_end = end if index == days - 1 else window_start + _DAY - _MINUTE
+        windows.append((window_start, window_end))
+    return windows
+
+
+def _resume_or_start(stored: dict, requested: BackfillCursor) -> tuple[BackfillCursor, bool]:
+    cursor = BackfillCursor.from_state(stored)
+    if cursor is not None and cursor.same_request(requested):
+        return cursor, True
+    return requested, False
+
+
+async def backfill(
+    client: ArxivClient,
+    session_factory: SessionFactory,
+    *,
+    categories: Sequence[str],
+    days: int,
+    page_size: int,
+    tagger: Tagger,
+    catalog: Catalog,
+    now: datetime,
+    progress: Callable[[str], None] | None = None,
+) -> IngestReport:
+    """Fetch every paper submitted in the last `days` days, one day window at a time.
+
+    Resumes a matching unfinished backfill at its next page and does nothing for a matching
+    finished one. Raises `BackfillInterrupted` (an `ArxivUnavailable`) when arXiv gives up.
+    """
+    if not 1 <= page_size <= API_PAGE_LIMIT:
+        raise ValueError(f"page_size must be 1..{API_PAGE_LIMIT}, not {page_size}")
+    if days < 1:
+        raise ValueError(f"days must be at least 1, not {days}")
+    say = progress or (lambda _line: None)
+    with session_factory() as session:
+        stored = load_state(session, BACKFILL_KEY)
+    cursor, resumed = _resume_or_start(stored, BackfillCursor.requested(categories, days, now))
+    report = IngestReport()
+    if cursor.done:
+        say(f"backfill of {_describe(cursor)} is already complete")
+        return report
+    if resumed:
+        day = cursor.windows[cursor.window][0]
+        say(f"resuming backfill of {_describe(cursor)}: {day:%Y-%m-%d}, from {cursor.next_start}")
+    while not cursor.done:
+        page = await _fetch_page(client, cursor, page_size, report)
+        window_start, start = cursor.windows[cursor.window][0], cursor.next_start
+        if page.read == 0 and (page.total_results or 0) > start:
+            where = f"{window_start:%Y-%m-%d %H:%M} window from {start}"
+            report.skipped.append(Skip(where, "arXiv kept answering with an empty page"))
+        cursor.advance(page, page_size)
+        with session_factory() as session:
+            page_report = ingest_parsed(session, page, tagger=tagger, catalog=catalog, now=now)
+            save_state(session, BACKFILL_KEY, cursor.to_state(), now=now, success=cursor.done)
+            session.commit()
+        report.merge(page_report)
+        total = page.total_results or 0
+        say(f"{window_start:%Y-%m-%d %H:%M}: {min(start + page.read, total)}/{total} papers")
+    return report
+
+
+async def _fetch_page(
+    client: ArxivClient, cursor: BackfillCursor, page_size: int, report: IngestReport
+) -> ParsedFeed:
+    window_start, window_end = cursor.windows[cursor.window]
+    query = submitted_query(cursor.categories, window_start, window_end)
+    try:
+        return await client.query(query, start=cursor.next_start, max_results=page_size)
+    except ArxivUnavailable as exc:
+        raise BackfillInterrupted(
+            f"backfill stopped at {window_start:%Y-%m-%d %H:%M}, paper {cursor.next_start} "
+            f"({exc}); run it again to resume there",
+            report,
+        ) from exc
+
+
+def _describe(cursor: BackfillCursor) -> str:
+    return (
+        f"{'+'.join(cursor.categories)} from {cursor.range_start:%Y-%m-%d %H:%M} "
+        f"to {cursor.range_end:%Y-%m-%d %H:%M} UTC"
+    )

@@ -1,0 +1,1 @@
+"""Hand-written fakes of the services digestbot talks to, for tests and benchmarks."""

@@ -1,0 +1,237 @@
+"""Backfill and listing ingest: from the fake arXiv into a real SQLite store, resumably."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, func, select
+from sqlmodel import Session
+
+from bot.arxiv import ArxivClient
+from bot.ingest_jobs import BACKFILL_KEY, BackfillInterrupted, backfill, day_windows, ingest_listing
+from digests.catalog import Catalog
+from digests.store.engine import open_engine, upgrade_schema
+from digests.store.models import Paper
+from digests.store.repo import load_state, save_state
+from digests.tagger import Tagger
+from tests.fakes.arxiv_docs import paper
+from tests.fakes.arxiv_server import FakeArxiv, RecordedRequest, VirtualClock
+
+NOW = datetime(2026, 5, 6, 0, 0, tzinfo=UTC)  # two days back is 2026-05-04, the first paper day
+
+
+def papers_of_day(day: datetime, first_id: int, count: int) -> list[dict]:
+    spacing = timedelta(days=1) / (count + 1)
+    return [paper(first_id + k, published=day + (k + 1) * spacing) for k in range(count)]
+
+
+DAY_ONE = papers_of_day(datetime(2026, 5, 4, tzinfo=UTC), 1, 25)
+DAY_TWO = papers_of_day(datetime(2026, 5, 5, tzinfo=UTC), 101, 12)
+OUTSIDE = [
+    paper(200, published=datetime(2026, 5, 1, tzinfo=UTC)),  # before the range
+    paper(201, categories=["math.AG"], published=datetime(2026, 5, 4, 6, tzinfo=UTC)),
+]
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    engine = open_engine(f"sqlite:///{tmp_path / 'backfill.db'}")
+    upgrade_schema(engine)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def sessions(engine: Engine) -> Callable[[], Session]:
+    return lambda: Session(engine, expire_on_commit=False)
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return Catalog.load()
+
+
+@pytest.fixture(scope="module")
+def tagger(catalog: Catalog) -> Tagger:
+    return Tagger(catalog)
+
+
+@pytest.fixture
+def clock() -> VirtualClock:
+    return VirtualClock()
+
+
+@pytest.fixture
+async def arxiv(clock: VirtualClock):
+    async with FakeArxiv(DAY_ONE + DAY_TWO + OUTSIDE, clock=clock) as server:
+        yield server
+
+
+def client_for(server: FakeArxiv, clock: VirtualClock) -> ArxivClient:
+    return ArxivClient(
+        api_url=server.api_url,
+        rss_url=server.rss_url,
+        min_interval=3.0,
+        max_retries=1,
+        clock=clock,
+        sleep=clock.sleep,
+    )
+
+
+def stored_ids(sessions) -> list[str]:
+    with sessions() as session:
+        return sorted(session.execute(select(Paper.arxiv_id)).scalars())
+
+
+def paper_count(sessions) -> int:
+    with sessions() as session:
+        return session.execute(select(func.count()).select_from(Paper)).scalar_one()
+
+
+def pages(requests: list[RecordedRequest]) -> list[tuple[str, int]]:
+    return [(r.window[0][:8], r.start) for r in requests if r.path == "/api/query"]
+
+
+async def run_backfill(server, clock, sessions, catalog, tagger, *, now=NOW, days=2, lines=None):
+    async with client_for(server, clock) as client:
+        return await backfill(
+            client,
+            sessions,
+            categories=["cs.LG", "cs.AI"],
+            days=days,
+            page_size=10,
+            tagger=tagger,
+            catalog=catalog,
+            now=now,
+            progress=lines.append if lines is not None else None,
+        )
+
+
+async def test_backfill_stores_every_paper_of_the_requested_days(
+    arxiv, clock, sessions, catalog, tagger
+):
+    report = await run_backfill(arxiv, clock, sessions, catalog, tagger)
+
+    assert stored_ids(sessions) == sorted(p["id"] for p in DAY_ONE + DAY_TWO)
+    assert (report.read, report.new) == (37, 37)
+    assert pages(arxiv.requests) == [
+        ("20260504", 0), ("20260504", 10), ("20260504", 20),
+        ("20260505", 0), ("20260505", 10),
+    ]  # fmt: skip
+    with sessions() as session:
+        assert load_state(session, BACKFILL_KEY)["done"] is True
+
+
+async def test_interrupted_backfill_resumes_at_the_page_it_had_not_stored(
+    arxiv, clock, sessions, catalog, tagger
+):
+    arxiv.fail("503", times=None, when=lambda r: r.start == 20)
+
+    with pytest.raises(BackfillInterrupted, match="run it again to resume") as raised:
+        await run_backfill(arxiv, clock, sessions, catalog, tagger)
+
+    assert raised.value.report.new == 20
+    assert paper_count(sessions) == 20
+    arxiv.stop_failing()
+    first_run = len(arxiv.requests)
+    lines: list[str] = []
+
+    later = NOW + timedelta(hours=2)
+    await run_backfill(arxiv, clock, sessions, catalog, tagger, now=later, lines=lines)
+
+    assert pages(arxiv.requests[first_run:]) == [
+        ("20260504", 20), ("20260505", 0), ("20260505", 10),
+    ]  # fmt: skip
+    assert paper_count(sessions) == 37
+    assert lines[0].startswith("resuming backfill")
+
+
+async def test_finished_backfill_run_again_asks_arxiv_nothing(
+    arxiv, clock, sessions, catalog, tagger
+):
+    await run_backfill(arxiv, clock, sessions, catalog, tagger)
+    first_run = len(arxiv.requests)
+    lines: list[str] = []
+
+    report = await run_backfill(
+        arxiv, clock, sessions, catalog, tagger, now=NOW + timedelta(hours=3), lines=lines
+    )
+
+    assert arxiv.requests[first_run:] == []
+    assert (report.read, report.new) == (0, 0)
+    assert paper_count(sessions) == 37
+    assert "already complete" in lines[0]
+
+
+async def test_a_different_request_starts_over_instead_of_resuming(
+    arxiv, clock, sessions, catalog, tagger
+):
+    arxiv.fail("503", times=None, when=lambda r: r.start == 10)
+    with pytest.raises(BackfillInterrupted):
+        await run_backfill(arxiv, clock, sessions, catalog, tagger)
+    arxiv.stop_failing()
+    first_run = len(arxiv.requests)
+
+    await run_backfill(arxiv, clock, sessions, catalog, tagger, days=3)
+
+    assert pages(arxiv.requests[first_run:])[0] == ("20260503", 0)
+    assert paper_count(sessions) == 37
+
+
+async def test_unreadable_stored_cursor_starts_over(arxiv, clock, sessions, catalog, tagger):
+    with sessions() as session:
+        save_state(session, BACKFILL_KEY, {"window": "three", "days": 2}, now=NOW)
+        session.commit()
+
+    await run_backfill(arxiv, clock, sessions, catalog, tagger)
+
+    assert pages(arxiv.requests)[0] == ("20260504", 0)
+    assert paper_count(sessions) == 37
+
+
+async def ingest_todays_listing(server, clock, sessions, catalog, tagger):
+    async with client_for(server, clock) as client:
+        return await ingest_listing(
+            client, sessions, categories=["cs.LG"], tagger=tagger, catalog=catalog, now=NOW
+        )
+
+
+def stored_title(sessions, arxiv_id: str) -> str:
+    with sessions() as session:
+        return session.execute(select(Paper.title).where(Paper.arxiv_id == arxiv_id)).scalar_one()
+
+
+async def test_listing_ingest_adds_new_papers_and_refreshes_replaced_ones(
+    clock, sessions, catalog, tagger
+):
+    async with FakeArxiv(listing=[paper(1, title="Old title")], clock=clock) as server:
+        await ingest_todays_listing(server, clock, sessions, catalog, tagger)
+        server.listing = [
+            paper(2, announce_type="new"),
+            paper(3, announce_type="cross", categories=["stat.ML", "cs.LG"]),
+            paper(1, announce_type="replace", version=2, title="New title"),
+            paper(4, announce_type="replace", version=3),  # never stored: not added
+        ]
+
+        report = await ingest_todays_listing(server, clock, sessions, catalog, tagger)
+
+    assert (report.read, report.new, report.updated) == (4, 2, 1)
+    assert stored_ids(sessions) == ["2605.00001", "2605.00002", "2605.00003"]
+    assert stored_title(sessions, "2605.00001") == "New title"
+    with sessions() as session:
+        assert load_state(session, "rss:cs.LG")["read"] == 4
+
+
+def test_day_windows_cover_the_range_without_overlap() -> None:
+    start = datetime(2026, 5, 3, 14, 30, tzinfo=UTC)
+
+    windows = day_windows(start, start + timedelta(days=3), 3)
+
+    assert windows == [
+        (start, start + timedelta(days=1, minutes=-1)),
+        (start + timedelta(days=1), start + timedelta(days=2, minutes=-1)),
+        (start + timedelta(days=2), start + timedelta(days=3)),
+    ]
