@@ -168,6 +168,29 @@ class DeliveryPart(SQLModel, table=True):
     error: str | None = None
 
 
+class SpikeState(SQLModel, table=True):
+    """Per topic: the last spike alert and whether the topic is still elevated (hysteresis)."""
+
+    __tablename__ = "spike_state"
+
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True, ondelete="CASCADE")
+    elevated: bool = False
+    alerted_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
+    alerted_count: int = 0
+    alerted_share: float = 0.0
+    updated_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class Lease(SQLModel, table=True):
+    """Who runs the scheduled jobs: one replica holds the lease and renews it."""
+
+    __tablename__ = "lease"
+
+    name: str = Field(primary_key=True, max_length=64)
+    holder: str = Field(max_length=128)
+    expires_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
 class IngestState(SQLModel, table=True):
     """Resumable cursors and bookkeeping, one row per key (e.g. `rss:cs.LG`, `backfill`)."""
 

@@ -49,6 +49,13 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("key"),
     )
     op.create_table(
+        "lease",
+        sa.Column("name", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
+        sa.Column("holder", sqlmodel.sql.sqltypes.AutoString(length=128), nullable=False),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("name"),
+    )
+    op.create_table(
         "paper",
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("arxiv_id", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
@@ -146,6 +153,17 @@ def upgrade() -> None:
         )
 
     op.create_table(
+        "spike_state",
+        sa.Column("topic_id", sa.Integer(), nullable=False),
+        sa.Column("elevated", sa.Boolean(), nullable=False),
+        sa.Column("alerted_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("alerted_count", sa.Integer(), nullable=False),
+        sa.Column("alerted_share", sa.Float(), nullable=False),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["topic_id"], ["topic.id"], ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("topic_id"),
+    )
+    op.create_table(
         "delivery_part",
         sa.Column("delivery_id", sa.Integer(), nullable=False),
         sa.Column("seq", sa.Integer(), nullable=False),
@@ -161,6 +179,7 @@ def upgrade() -> None:
 def downgrade() -> None:
 
     op.drop_table("delivery_part")
+    op.drop_table("spike_state")
     with op.batch_alter_table("paper_topic", schema=None) as batch_op:
         batch_op.drop_index("ix_paper_topic_topic_tagged")
         batch_op.drop_index("ix_paper_topic_day")
@@ -182,6 +201,7 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f("ix_paper_arxiv_id"))
 
     op.drop_table("paper")
+    op.drop_table("lease")
     op.drop_table("ingest_state")
     with op.batch_alter_table("channel", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_channel_guild_id"))
