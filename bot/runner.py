@@ -1,5 +1,11 @@
-"""`digestbot run`: one long-running process with the scheduler in its event loop.
+"""`digestbot run`: one long-running process — the scheduler and every chat adapter in one loop.
 
+Jobs (times are arXiv's and each channel's own):
+- ingest: Sunday–Thursday 20:30 America/New_York, after arXiv's announcement, plus hourly
+  catch-up; then instant follows and the spike scan;
+- tick (every minute): renew the scheduler lease; the leader plans due digests and alerts;
+- drain (every 15 s, on every replica): send stored deliveries;
+- housekeeping (daily): forget finished deliveries older than 90 days.
 Without a chat token the digests go to the terminal (standard output).
 """
 
@@ -7,8 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
+import socket
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -18,22 +27,74 @@ from apscheduler.triggers.interval import IntervalTrigger
 from bot.app import App, build_app
 from bot.arxiv import ArxivUnavailable
 from bot.ingest_jobs import ingest_listing
+from bot.platforms.base import Adapter, BotServices
+from bot.platforms.terminal import CHAT_ID as TERMINAL_CHAT
+from bot.platforms.terminal import TerminalAdapter
 from bot.settings import Settings
 from digests.catalog import UnknownTopic
-from digests.render_text import render_text
+from digests.commands import CommandService
+from digests.delivery import Dispatcher
+from digests.dispatch import (
+    PlannedDigest,
+    due_channels,
+    plan_digests,
+    plan_instant,
+    record_skipped,
+)
+from digests.render_text import period_text, render_text
 from digests.reports import build_digest
+from digests.store import channels, deliveries, repo
+from digests.store import lease as leases
 
 log = logging.getLogger("digestbot")
 
-# arXiv announces Sunday to Thursday at 20:00 New York time; the listing is ready soon after.
-ANNOUNCEMENT = CronTrigger(day_of_week="sun-thu", hour=20, minute=30, timezone="America/New_York")
-TERMINAL_DIGEST = CronTrigger(day_of_week="mon", hour=9, minute=0, timezone="UTC")
+ANNOUNCEMENT = CronTrigger(day_of_week="mon-thu,sun", hour=20, minute=30, timezone="America/New_York")
+LEASE_NAME = "scheduler"
+LEASE_TTL = timedelta(seconds=45)  # renewed every tick (≤ 15 s), so a takeover is within 60 s
+SHUTDOWN_SECONDS = 8.0
 
 
-class Runner:
-    def __init__(self, app: App) -> None:
+def instance_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class Runtime:
+    """Everything `digestbot run` runs, built from one App; tests build it with fakes."""
+
+    def __init__(
+        self,
+        app: App,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        adapters: list[Adapter] | None = None,
+    ) -> None:
         self.app = app
+        self.clock = clock or (lambda: datetime.now(UTC))
+        self.name = instance_name()
+        settings = app.settings
+        commands = CommandService(
+            app.session,
+            app.catalog,
+            clock=self.clock,
+            per_topic_cap=settings.digest_papers_per_topic,
+        )
+        self.dispatcher = Dispatcher(app.session, {}, clock=self.clock, worker=self.name)
+        self.services = BotServices(commands, self.dispatcher, app.session, self.clock)
+        self.adapters = (
+            adapters if adapters is not None else build_adapters(settings, self.services)
+        )
+        for adapter in self.adapters:
+            self.dispatcher.senders[adapter.platform] = adapter.sender
+        self.is_leader = False
         self._ingest_lock = asyncio.Lock()
+        self._tick_lock = asyncio.Lock()
+
+    @property
+    def platforms(self) -> list[str]:
+        return [adapter.platform for adapter in self.adapters]
+
+    def adapter(self, platform: str) -> Adapter:
+        return next(a for a in self.adapters if a.platform == platform)
 
     async def ingest(self) -> None:
         """Fetch the latest listings; a failure is logged and retried by the next run."""
@@ -46,34 +107,98 @@ class Runner:
                     categories=app.settings.arxiv_categories,
                     tagger=app.tagger,
                     catalog=app.catalog,
-                    now=datetime.now(UTC),
+                    now=self.clock(),
                 )
             except ArxivUnavailable as exc:
                 log.warning("ingest failed, will retry on the next run: %s", exc)
                 return
         log.info("ingest: %s", report.summary().replace("\n", ", "))
+        if self.is_leader and report.new:
+            self.plan_instant()
+            await self.drain()
 
-    def print_digest(self, *, now: datetime | None = None) -> None:
-        """Print the weekly digest of the terminal's followed topics."""
-        now = now or datetime.now(UTC)
-        topics = []
-        for query in self.app.settings.terminal_follows:
-            try:
-                topics.append(self.app.catalog.resolve(query))
-            except UnknownTopic as exc:
-                log.warning("TERMINAL_FOLLOWS: %s", exc)
-        if not topics:
-            return
-        until = now.date()
+    async def tick(self) -> None:
+        """Renew the lease; the leader plans the due digests; then drain what is stored."""
+        async with self._tick_lock:
+            with self.app.session() as session:
+                self.is_leader = leases.try_acquire(
+                    session, LEASE_NAME, self.name, now=self.clock(), ttl=LEASE_TTL
+                )
+            if self.is_leader:
+                for kind in ("weekly", "daily"):
+                    self.plan(kind)
+        await self.drain()
+
+    def plan(self, kind: str) -> int:
+        """Store every due digest of this kind as a delivery; returns how many were stored."""
+        now, settings = self.clock(), self.app.settings
         with self.app.session() as session:
-            digest = build_digest(
+            due = due_channels(
                 session,
-                topics,
-                since=until - timedelta(days=6),
-                until=until,
+                kind=kind,
+                platforms=self.platforms,
+                now=now,
+                grace=timedelta(hours=settings.digest_grace_hours),
+            )
+            skipped = record_skipped(session, due.skip, now=now)
+            planned = plan_digests(
+                session, self.app.catalog, due.send, per_topic_cap=settings.digest_papers_per_topic
+            )
+            stored = self._store(session, planned, now=now)
+            session.commit()
+        if stored or skipped:
+            log.info("%s digests: %d stored, %d missed periods skipped", kind, stored, skipped)
+        return stored
+
+    def plan_instant(self) -> int:
+        """After an ingest: the new papers of `instant` follows, in one batch per channel."""
+        now = self.clock()
+        with self.app.session() as session:
+            planned = plan_instant(
+                session,
+                self.app.catalog,
+                platforms=self.platforms,
+                now=now,
                 per_topic_cap=self.app.settings.digest_papers_per_topic,
             )
-        print(render_text(digest, histogram=True), flush=True)
+            stored = self._store(session, planned, now=now)
+            session.commit()
+        return stored
+
+    def _store(self, session, planned: list[PlannedDigest], *, now: datetime) -> int:
+        stored = 0
+        for plan in planned:
+            digest, kind = plan.digest, plan.occurrence.kind
+            title = f"{kind.title()} digest · {period_text(digest.period_start, digest.period_end)}"
+            parts = (
+                self.adapter(plan.platform).render_digest(digest, title=title)
+                if not digest.is_empty
+                else []
+            )
+            stored += (
+                deliveries.enqueue(
+                    session,
+                    channel_id=plan.channel_id,
+                    kind=kind,
+                    period_key=plan.occurrence.key,
+                    parts=parts,
+                    paper_count=digest.paper_count,
+                    now=now,
+                )
+                is not None
+            )
+        return stored
+
+    async def drain(self) -> None:
+        report = await self.dispatcher.drain()
+        if report.parts_sent or report.failed or report.paused:
+            log.info("delivery: %s", report)
+
+    def housekeeping(self) -> None:
+        with self.app.session() as session:
+            removed = deliveries.forget_finished(session, before=self.clock() - timedelta(days=90))
+            session.commit()
+        log.info("housekeeping: %d old deliveries removed", removed)
 
     def schedule(self, scheduler: AsyncIOScheduler) -> None:
         scheduler.add_job(
@@ -92,48 +217,125 @@ class Runner:
             max_instances=1,
         )
         scheduler.add_job(
-            self.print_digest,
-            TERMINAL_DIGEST,
-            id="terminal-digest",
+            self.tick,
+            IntervalTrigger(seconds=15),
+            id="tick",
             coalesce=True,
-            misfire_grace_time=24 * 3600,
+            max_instances=1,
+            next_run_time=datetime.now(UTC),
+        )
+        scheduler.add_job(
+            self.housekeeping,
+            CronTrigger(hour=4, minute=17, timezone="UTC"),
+            id="housekeeping",
+            coalesce=True,
         )
 
+    async def start(self) -> None:
+        for adapter in self.adapters:
+            await adapter.start()
 
-async def serve(app: App, *, once: bool = False) -> None:
-    runner = Runner(app)
-    if once:
-        await runner.ingest()
-        runner.print_digest()
-        return
+    async def stop(self) -> None:
+        """Stop intake, let in-flight sends finish (bounded), hand the lease over."""
+        self.dispatcher.stopping = True
+        for adapter in self.adapters:
+            try:
+                await asyncio.wait_for(adapter.stop(), timeout=SHUTDOWN_SECONDS / 2)
+            except Exception:  # shutting down: log whatever went wrong and go on
+                log.warning("%s adapter did not stop cleanly", adapter.platform, exc_info=True)
+        with self.app.session() as session:
+            leases.release(session, LEASE_NAME, self.name, now=self.clock())
+
+
+def build_adapters(settings: Settings, services: BotServices) -> list[Adapter]:
+    """Every platform that has a token; the terminal when there is none."""
+    from bot.platforms.discord import build_discord
+    from bot.platforms.telegram import build_telegram
+
+    adapters = [
+        a
+        for a in (build_telegram(settings, services), build_discord(settings, services))
+        if a is not None
+    ]
+    return adapters or [TerminalAdapter()]
+
+
+async def serve(runtime: Runtime) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    await runtime.start()
     scheduler = AsyncIOScheduler(timezone=UTC)
-    runner.schedule(scheduler)
+    runtime.schedule(scheduler)
     scheduler.start()
     log.info(
-        "digestbot running: ingest Sun–Thu 20:30 America/New_York and hourly; "
-        "terminal digest Mondays 09:00 UTC. Ctrl-C stops."
+        "digestbot running on %s as %s; Ctrl-C stops", ", ".join(runtime.platforms), runtime.name
     )
     try:
         await stop.wait()
     finally:
         scheduler.shutdown(wait=False)
+        await runtime.stop()
         log.info("digestbot stopped")
+
+
+async def run_once(runtime: Runtime) -> None:
+    """One ingest, then the terminal's digest of the last seven days, printed."""
+    await runtime.ingest()
+    app, until = runtime.app, runtime.clock().date()
+    topics = terminal_topics(app)
+    with app.session() as session:
+        digest = build_digest(
+            session,
+            topics,
+            since=until - timedelta(days=6),
+            until=until,
+            per_topic_cap=app.settings.digest_papers_per_topic,
+        )
+    print(render_text(digest, histogram=True), flush=True)
+
+
+def terminal_topics(app: App) -> list:
+    """TERMINAL_FOLLOWS resolved against the catalog; unknown names are reported, not fatal."""
+    topics = []
+    for query in app.settings.terminal_follows:
+        try:
+            topics.append(app.catalog.resolve(query))
+        except UnknownTopic as exc:
+            log.warning("TERMINAL_FOLLOWS: %s", exc)
+    return topics
+
+
+def follow_on_terminal(app: App, *, now: datetime) -> None:
+    """The terminal is a channel like any other, following TERMINAL_FOLLOWS."""
+    with app.session() as session:
+        channel = channels.get_or_create_channel(
+            session,
+            platform="terminal",
+            chat_id=TERMINAL_CHAT,
+            kind="private",
+            title="terminal",
+            now=now,
+        )
+        ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
+        channels.set_follows(session, channel, [ids[t.slug] for t in terminal_topics(app)], now=now)
+        session.commit()
 
 
 def run(settings: Settings, *, once: bool = False) -> int:
     logging.basicConfig(
         level=settings.log_level.upper(),
         stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(message)s",
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     app = build_app(settings)
     app.sync_catalog(now=datetime.now(UTC))
     try:
-        asyncio.run(serve(app, once=once))
+        runtime = Runtime(app, adapters=[TerminalAdapter()] if once else None)
+        if runtime.platforms == ["terminal"]:
+            follow_on_terminal(app, now=runtime.clock())
+        asyncio.run(run_once(runtime) if once else serve(runtime))
     finally:
         app.close()
     return 0

@@ -31,6 +31,8 @@ class Settings(BaseSettings):
     arxiv_contact: str | None = None
     topics_file: Path | None = None
     digest_papers_per_topic: int = Field(default=5, ge=1, le=50)
+    # A digest missed by less than this (downtime) is sent late; older ones are skipped.
+    digest_grace_hours: float = Field(default=24.0, ge=0, le=24 * 7)
     # Topics whose weekly digest `digestbot run` prints when no chat platform is configured.
     terminal_follows: Annotated[tuple[str, ...], NoDecode] = ("RL for LLM Agents",)
     log_level: str = "INFO"

@@ -15,14 +15,16 @@ from sqlmodel import Session
 
 from digests.catalog import AmbiguousTopic, Catalog, TopicDef, UnknownTopic
 from digests.compose import Digest
+from digests.dispatch import known_topics
 from digests.reports import build_digest, topic_momenta
 from digests.schedule import ScheduleError, parse_schedule, schedule_text
 from digests.store import channels, repo
 
 MAX_ARGUMENT = 200  # characters; longer arguments are refused, never cut and applied
+FOLLOW_MODES = ("weekly", "daily", "instant")
 MUTATING = frozenset({"follow", "unfollow", "schedule", "alerts"})
 COMMANDS = {
-    "follow": "follow a topic: /follow RL for LLM Agents",
+    "follow": "follow a topic: /follow RL for LLM Agents (add daily or instant for more often)",
     "unfollow": "stop following a topic",
     "following": "the topics followed here, with their momentum",
     "topics": "browse or search the topics: /topics memory",
@@ -158,14 +160,23 @@ class CommandService:
         return rows[topic.slug].id
 
     def _follow(self, session: Session, caller: Caller, argument: str) -> Reply:
-        topic = self.resolve(argument)
+        query, mode = split_mode(argument)
+        topic = self.resolve(query)
         if isinstance(topic, Reply):
             topic.choice_command = "follow"
             return topic
         channel = self._channel(session, caller)
-        if channels.follow(session, channel, self._topic_id(session, topic), now=self.clock()):
-            when = schedule_text(channel.digest_weekday, channel.digest_time, channel.timezone)
-            return Reply(f"Following {topic.name}. The digest comes {when}.")
+        topic_id = self._topic_id(session, topic)
+        when = schedule_text(channel.digest_weekday, channel.digest_time, channel.timezone)
+        cadence = {
+            "weekly": f"The digest comes {when}.",
+            "daily": f"New papers come daily at {channel.digest_time} ({channel.timezone}).",
+            "instant": "New papers come right after each arXiv update.",
+        }[mode]
+        if channels.follow(session, channel, topic_id, now=self.clock(), mode=mode):
+            return Reply(f"Following {topic.name}. {cadence}")
+        if channels.set_mode(session, channel, topic_id, mode):
+            return Reply(f"Still following {topic.name}, now {mode}. {cadence}")
         return Reply(f"This chat already follows {topic.name}; nothing changed.")
 
     def _unfollow(self, session: Session, caller: Caller, argument: str) -> Reply:
@@ -174,7 +185,7 @@ class CommandService:
         topic = self.resolve(argument)
         if isinstance(topic, Reply):
             topic.choices = tuple(c for c in topic.choices if c.value in followed) or tuple(
-                Choice(self.catalog.get(slug).name, slug) for slug in followed if self._known(slug)
+                Choice(t.name, t.slug) for t in known_topics(self.catalog, followed)
             )
             topic.choice_command = "unfollow"
             return topic
@@ -182,20 +193,9 @@ class CommandService:
             return Reply(f"Stopped following {topic.name}.")
         return Reply(f"This chat does not follow {topic.name}; nothing changed.")
 
-    def _known(self, slug: str) -> bool:
-        try:
-            self.catalog.get(slug)
-        except KeyError:
-            return False
-        return True
-
     def _following(self, session: Session, caller: Caller, argument: str) -> Reply:
         channel = self._channel(session, caller)
-        topics = [
-            self.catalog.get(s)
-            for s in channels.followed_slugs(session, channel.id)
-            if self._known(s)
-        ]
+        topics = known_topics(self.catalog, channels.followed_slugs(session, channel.id))
         if not topics:
             return Reply("This chat follows no topics yet. Try /follow RL for LLM Agents.")
         momenta = topic_momenta(session, topics, as_of=self.clock().date())
@@ -232,11 +232,7 @@ class CommandService:
         return Reply(f"Your digest: {digest.paper_count} new papers.", digest=digest)
 
     def digest_for(self, session: Session, channel_id: int, *, now: datetime, days: int = 7):
-        topics = [
-            self.catalog.get(s)
-            for s in channels.followed_slugs(session, channel_id)
-            if self._known(s)
-        ]
+        topics = known_topics(self.catalog, channels.followed_slugs(session, channel_id))
         if not topics:
             return None
         until = now.date()
@@ -294,8 +290,16 @@ class CommandService:
             )
             slugs = channels.followed_slugs(session, channel.id) if channel else []
         needle = query.lower().strip()[:MAX_ARGUMENT]
-        choices = [Choice(self.catalog.get(s).name, s) for s in slugs if self._known(s)]
+        choices = [Choice(t.name, t.slug) for t in known_topics(self.catalog, slugs)]
         return [c for c in choices if needle in c.label.lower() or needle in c.value][:limit]
+
+
+def split_mode(argument: str) -> tuple[str, str]:
+    """`RL for LLM Agents daily` → ("RL for LLM Agents", "daily"); weekly when not given."""
+    head, _, last = argument.rpartition(" ")
+    if head and last.lower() in FOLLOW_MODES:
+        return head, last.lower()
+    return argument, "weekly"
 
 
 def _refusal(caller: Caller) -> str:

@@ -49,15 +49,19 @@ def build_digest(
     since: date,
     until: date,
     per_topic_cap: int = 5,
+    tagged_after: datetime | None = None,
 ) -> Digest:
-    """The digest for `followed` topics over the days since..until (inclusive)."""
+    """The digest for `followed` topics over the days since..until (inclusive).
+
+    `tagged_after` narrows it to papers tagged after that moment (instant deliveries).
+    """
     rows = repo.topic_rows(session)
     known = [topic for topic in followed if topic.slug in rows]
     slug_by_id = {rows[topic.slug].id: topic.slug for topic in known}
     found = repo.tagged_papers(
         session,
         list(slug_by_id),
-        tagged_from=day_start(since),
+        tagged_from=tagged_after or day_start(since),
         tagged_to=day_end(until),
         published_from=since - timedelta(days=NEWS_AGE_DAYS),
     )

@@ -163,3 +163,10 @@ def test_channels_are_recorded_with_their_kind(service, engine):
     with Session(engine) as session:
         channel = session.exec(select(Channel)).one()
     assert (channel.platform, channel.chat_id, channel.kind) == ("telegram", "-100", "group")
+
+
+def test_a_follow_can_ask_for_daily_or_instant_delivery(service):
+    assert "daily at 09:00" in service.handle(PRIVATE, "follow", "Agentic RL daily").text
+    reply = service.handle(PRIVATE, "follow", "agentic rl instant")
+    assert reply.text.startswith("Still following Agentic RL, now instant.")
+    assert "already follows" in service.handle(PRIVATE, "follow", "Agentic RL instant").text

@@ -42,13 +42,34 @@ def get_or_create_channel(
     return channel
 
 
-def follow(session: Session, channel: Channel, topic_id: int, *, now: datetime) -> bool:
+def follow(
+    session: Session, channel: Channel, topic_id: int, *, now: datetime, mode: str = "weekly"
+) -> bool:
     """Follow a topic; False when the channel already follows it."""
     if session.get(Follow, (channel.id, topic_id)) is not None:
         return False
-    session.add(Follow(channel_id=channel.id, topic_id=topic_id, created_at=now))
+    session.add(Follow(channel_id=channel.id, topic_id=topic_id, created_at=now, mode=mode))
     session.flush()
     return True
+
+
+def set_mode(session: Session, channel: Channel, topic_id: int, mode: str) -> bool:
+    """Change how often a followed topic is delivered; False when it already was so."""
+    result = session.execute(
+        update(Follow)
+        .where(Follow.channel_id == channel.id, Follow.topic_id == topic_id, Follow.mode != mode)
+        .values(mode=mode)
+    )
+    return result.rowcount > 0
+
+
+def set_follows(session: Session, channel: Channel, topic_ids: list[int], *, now: datetime) -> None:
+    """Make the channel follow exactly these topics (for configured channels like the terminal)."""
+    session.execute(
+        delete(Follow).where(Follow.channel_id == channel.id, Follow.topic_id.not_in(topic_ids))
+    )
+    for topic_id in topic_ids:
+        follow(session, channel, topic_id, now=now)
 
 
 def unfollow(session: Session, channel: Channel, topic_id: int) -> bool:

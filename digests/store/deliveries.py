@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -180,3 +180,20 @@ def queue_depth(session: Session) -> int:
     return session.execute(
         select(func.count()).select_from(Delivery).where(Delivery.status == "pending")
     ).scalar_one()
+
+
+def forget_finished(session: Session, *, before: datetime) -> int:
+    """Delete finished deliveries created before a time; the latest period per channel and
+    kind is kept, since due-ness is derived from it."""
+    latest = (
+        select(func.max(Delivery.id)).group_by(Delivery.channel_id, Delivery.kind).scalar_subquery()
+    )
+    old = select(Delivery.id).where(
+        Delivery.status != "pending", Delivery.created_at < before, Delivery.id.not_in(latest)
+    )
+    ids = list(session.execute(old).scalars())
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        session.execute(delete(DeliveryPart).where(DeliveryPart.delivery_id.in_(chunk)))
+        session.execute(delete(Delivery).where(Delivery.id.in_(chunk)))
+    return len(ids)

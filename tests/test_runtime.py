@@ -1,0 +1,95 @@
+"""`digestbot run` wiring on the terminal platform: due digests, no doubles, catch-up."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlmodel import Session, select
+
+from bot.app import build_app
+from bot.platforms.terminal import TerminalAdapter
+from bot.runner import Runtime, follow_on_terminal
+from bot.settings import load_settings
+from digests.ingest import ingest_records
+from digests.papers import PaperRecord
+from digests.store.models import Delivery
+
+MONDAY_9 = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def paper(n: int, published: datetime) -> PaperRecord:
+    return PaperRecord(
+        arxiv_id=f"2609.{n:05d}",
+        version=1,
+        title=f"Reinforcement learning for LLM agents, study {n}",
+        abstract="We train large language model agents with reinforcement learning.",
+        authors=("Ada Lovelace",),
+        categories=("cs.LG",),
+        published=published,
+    )
+
+
+@pytest.fixture
+def runtime(database_url, monkeypatch):
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    app = build_app(load_settings(terminal_follows="RL for LLM Agents"))
+    clock = Clock(MONDAY_9 - timedelta(days=3))
+    app.sync_catalog(now=clock())
+    with app.session() as session:
+        records = [paper(n, clock() - timedelta(days=1)) for n in range(1, 4)]
+        ingest_records(session, records, tagger=app.tagger, catalog=app.catalog, now=clock())
+        session.commit()
+    follow_on_terminal(app, now=clock())
+    stream = io.StringIO()
+    yield Runtime(app, clock=clock, adapters=[TerminalAdapter(stream)]), clock, stream
+    app.close()
+
+
+async def test_the_weekly_digest_is_printed_when_due_and_only_once(runtime):
+    runtime, clock, stream = runtime
+    await runtime.tick()
+    assert stream.getvalue() == ""  # Friday: not due yet
+    clock.now = MONDAY_9 + timedelta(minutes=1)
+    await runtime.tick()
+    await runtime.tick()
+    out = stream.getvalue()
+    assert out.count("Weekly digest") == 1
+    assert "study 1" in out and "in the last four weeks" in out
+
+
+async def test_a_digest_missed_during_downtime_is_sent_late_within_the_grace(runtime):
+    runtime, clock, stream = runtime
+    clock.now = MONDAY_9 + timedelta(hours=20)
+    await runtime.tick()
+    assert stream.getvalue().count("Weekly digest") == 1
+
+
+async def test_a_digest_missed_beyond_the_grace_is_skipped_and_recorded(runtime):
+    runtime, clock, stream = runtime
+    clock.now = MONDAY_9 + timedelta(days=2)
+    await runtime.tick()
+    assert stream.getvalue() == ""
+    with Session(runtime.app.engine) as session:
+        statuses = session.exec(select(Delivery.status)).all()
+    assert statuses == ["skipped"]
+
+
+async def test_only_the_lease_holder_plans_digests(runtime):
+    runtime, clock, stream = runtime
+    other = Runtime(runtime.app, clock=clock, adapters=[TerminalAdapter(io.StringIO())])
+    other.name = "another-replica"
+    clock.now = MONDAY_9 + timedelta(minutes=1)
+    await runtime.tick()
+    await other.tick()
+    assert runtime.is_leader and not other.is_leader
+    assert stream.getvalue().count("Weekly digest") == 1
