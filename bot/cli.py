@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     preview.add_argument("--as-of", type=_iso_date, help="last day of the period (default: today)")
     preview.add_argument("--since", type=_iso_date, help="first day (default: 6 days before)")
 
+    status = commands.add_parser("status", help="last ingest, queue, paused channels, next digests")
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+
     db = commands.add_parser("db", help="database maintenance")
     db_commands = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)
     db_commands.add_parser("upgrade", help="apply schema migrations")
@@ -258,6 +261,19 @@ def cmd_preview(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
+    from digests.status import read_status
+
+    app = build_app(settings)
+    with app.session() as session:
+        status = read_status(session, now=_now())
+    if args.json:
+        print(json.dumps(status.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(status.lines()))
+    return 0
+
+
 def cmd_db(settings: Settings, args: argparse.Namespace) -> int:
     from digests.store.engine import open_engine, upgrade_schema
 
@@ -286,5 +302,6 @@ HANDLERS: dict[str, Callable[[Settings, argparse.Namespace], int]] = {
     "topics": cmd_topics,
     "momentum": cmd_momentum,
     "preview": cmd_preview,
+    "status": cmd_status,
     "db": cmd_db,
 }

@@ -26,6 +26,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.app import App, build_app
 from bot.arxiv import ArxivUnavailable
+from bot.health import Metrics, health_app, start_health_server
 from bot.ingest_jobs import ingest_listing
 from bot.platforms.base import Adapter, BotServices
 from bot.platforms.terminal import CHAT_ID as TERMINAL_CHAT
@@ -48,7 +49,9 @@ from digests.store import lease as leases
 
 log = logging.getLogger("digestbot")
 
-ANNOUNCEMENT = CronTrigger(day_of_week="mon-thu,sun", hour=20, minute=30, timezone="America/New_York")
+ANNOUNCEMENT = CronTrigger(
+    day_of_week="mon-thu,sun", hour=20, minute=30, timezone="America/New_York"
+)
 LEASE_NAME = "scheduler"
 LEASE_TTL = timedelta(seconds=45)  # renewed every tick (≤ 15 s), so a takeover is within 60 s
 SHUTDOWN_SECONDS = 8.0
@@ -86,6 +89,7 @@ class Runtime:
         for adapter in self.adapters:
             self.dispatcher.senders[adapter.platform] = adapter.sender
         self.is_leader = False
+        self.metrics = Metrics()
         self._ingest_lock = asyncio.Lock()
         self._tick_lock = asyncio.Lock()
 
@@ -113,6 +117,7 @@ class Runtime:
                 log.warning("ingest failed, will retry on the next run: %s", exc)
                 return
         log.info("ingest: %s", report.summary().replace("\n", ", "))
+        self.metrics.papers_ingested.inc(report.new)
         if self.is_leader and report.new:
             self.plan_instant()
             await self.drain()
@@ -191,6 +196,9 @@ class Runtime:
 
     async def drain(self) -> None:
         report = await self.dispatcher.drain()
+        self.metrics.parts_sent.inc(report.parts_sent)
+        for outcome in ("delivered", "failed", "paused", "removed", "retried"):
+            self.metrics.deliveries.labels(outcome).inc(getattr(report, outcome))
         if report.parts_sent or report.failed or report.paused:
             log.info("delivery: %s", report)
 
@@ -235,6 +243,16 @@ class Runtime:
         for adapter in self.adapters:
             await adapter.start()
 
+    async def start_health(self):
+        """The /healthz and /metrics endpoint, when HEALTH_PORT is set."""
+        settings = self.app.settings
+        if settings.health_port is None:
+            return None
+        app = health_app(self.metrics, self.app.session, self.clock, lambda: self.is_leader)
+        runner = await start_health_server(app, settings.health_host, settings.health_port)
+        log.info("health endpoint on %s:%d", settings.health_host, settings.health_port)
+        return runner
+
     async def stop(self) -> None:
         """Stop intake, let in-flight sends finish (bounded), hand the lease over."""
         self.dispatcher.stopping = True
@@ -266,6 +284,7 @@ async def serve(runtime: Runtime) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await runtime.start()
+    health = await runtime.start_health()
     scheduler = AsyncIOScheduler(timezone=UTC)
     runtime.schedule(scheduler)
     scheduler.start()
@@ -277,6 +296,8 @@ async def serve(runtime: Runtime) -> None:
     finally:
         scheduler.shutdown(wait=False)
         await runtime.stop()
+        if health is not None:
+            await health.cleanup()
         log.info("digestbot stopped")
 
 

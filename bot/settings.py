@@ -37,6 +37,10 @@ class Settings(BaseSettings):
     terminal_follows: Annotated[tuple[str, ...], NoDecode] = ("RL for LLM Agents",)
     log_level: str = "INFO"
 
+    # Serve /healthz and /metrics on this port (off when unset).
+    health_port: int | None = Field(default=None, ge=1, le=65535)
+    health_host: str = "0.0.0.0"
+
     telegram_token: SecretStr | None = None
     telegram_api_url: str = "https://api.telegram.org"
     # When set, Telegram pushes updates to this public URL instead of being long-polled.

@@ -13,7 +13,7 @@ import pytest
 
 from bot.cli import build_parser, main
 
-COMMANDS = ["demo", "run", "ingest", "backfill", "topics", "momentum", "preview", "db"]
+COMMANDS = ["demo", "run", "ingest", "backfill", "topics", "momentum", "preview", "status", "db"]
 
 
 def jsonl_line(arxiv_id: str, title: str, published: str, **extra) -> str:

@@ -1,0 +1,90 @@
+"""What `digestbot status` and the health endpoint report, read from the database."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, select
+from sqlmodel import Session
+
+from digests.due import last_occurrence
+from digests.store.lease import holder_of
+from digests.store.models import Channel, Delivery, Follow, IngestState, Paper, PaperTopic
+
+
+@dataclass
+class Status:
+    last_ingest: datetime | None
+    papers: int
+    tagged_papers: int
+    queue_depth: int
+    failed_deliveries: int
+    channels: int
+    paused: list[tuple[str, str, str]] = field(default_factory=list)  # platform, chat, reason
+    next_due: list[tuple[datetime, int]] = field(default_factory=list)  # when, channels
+    scheduler: str | None = None
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["last_ingest"] = self.last_ingest.isoformat() if self.last_ingest else None
+        data["next_due"] = [{"at": at.isoformat(), "channels": n} for at, n in self.next_due]
+        data["paused"] = [
+            dict(zip(("platform", "chat", "reason"), p, strict=True)) for p in self.paused
+        ]
+        return data
+
+    def lines(self) -> list[str]:
+        ingest = self.last_ingest.isoformat(timespec="minutes") if self.last_ingest else "never"
+        lines = [
+            f"last successful ingest: {ingest}",
+            f"papers stored: {self.papers:,} ({self.tagged_papers:,} tagged)",
+            f"deliveries waiting: {self.queue_depth:,} "
+            f"(failed for good: {self.failed_deliveries:,})",
+            f"channels: {self.channels:,} ({len(self.paused)} paused)",
+        ]
+        lines += [f"  paused {p} {chat}: {reason}" for p, chat, reason in self.paused[:10]]
+        lines.append(f"scheduler: {self.scheduler or 'no replica holds the lease'}")
+        lines.append("next digests due:" if self.next_due else "next digests due: none")
+        lines += [
+            f"  {at.isoformat(timespec='minutes')}: {n:,} channel(s)" for at, n in self.next_due
+        ]
+        return lines
+
+
+def _count(session: Session, statement) -> int:
+    return session.execute(statement).scalar_one()
+
+
+def read_status(session: Session, *, now: datetime, upcoming: int = 5) -> Status:
+    paused = session.execute(
+        select(Channel.platform, Channel.chat_id, Channel.paused_reason)
+        .where(Channel.paused_reason.is_not(None))
+        .limit(100)
+    ).all()
+    return Status(
+        last_ingest=session.execute(select(func.max(IngestState.last_success_at))).scalar(),
+        papers=_count(session, select(func.count()).select_from(Paper)),
+        tagged_papers=_count(session, select(func.count(func.distinct(PaperTopic.paper_id)))),
+        queue_depth=_count(session, select(func.count()).where(Delivery.status == "pending")),
+        failed_deliveries=_count(session, select(func.count()).where(Delivery.status == "failed")),
+        channels=_count(session, select(func.count()).select_from(Channel)),
+        paused=[tuple(row) for row in paused],
+        next_due=next_due(session, now=now, limit=upcoming),
+        scheduler=holder_of(session, "scheduler", now=now),
+    )
+
+
+def next_due(session: Session, *, now: datetime, limit: int) -> list[tuple[datetime, int]]:
+    """The next weekly digest times after `now`, with how many channels each."""
+    schedules = session.execute(
+        select(Channel.digest_weekday, Channel.digest_time, Channel.timezone, func.count())
+        .where(Channel.paused_reason.is_(None))
+        .where(Channel.id.in_(select(Follow.channel_id).where(Follow.mode == "weekly")))
+        .group_by(Channel.digest_weekday, Channel.digest_time, Channel.timezone)
+    ).all()
+    upcoming: dict[datetime, int] = {}
+    for weekday, at, zone, channels in schedules:
+        due = last_occurrence("weekly", weekday, at, zone, now + timedelta(days=7)).due_at
+        upcoming[due] = upcoming.get(due, 0) + channels
+    return sorted(upcoming.items())[:limit]
