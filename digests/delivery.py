@@ -117,26 +117,28 @@ class Dispatcher:
         self.stopping = False
 
     async def drain(self) -> DrainReport:
-        """Send every due delivery; returns when none is left to claim (or on stop)."""
+        """Send every due delivery; returns when none is left to claim (or on stop).
+
+        Each worker claims one delivery at a time, so a chat waiting out its own rate limit
+        holds up one worker, never the others.
+        """
         report = DrainReport()
-        gate = asyncio.Semaphore(self.concurrency)
 
-        async def run(item: Claimed) -> None:
-            async with gate:
-                await self.deliver(item, report)
+        async def worker() -> None:
+            while not self.stopping:
+                with self.session_factory() as session:
+                    claimed = deliveries.claim_due(
+                        session,
+                        platforms=list(self.senders),
+                        now=self.clock(),
+                        worker=self.worker,
+                        limit=1,
+                    )
+                if not claimed:
+                    return
+                await self.deliver(claimed[0], report)
 
-        while not self.stopping:
-            with self.session_factory() as session:
-                claimed = deliveries.claim_due(
-                    session,
-                    platforms=list(self.senders),
-                    now=self.clock(),
-                    worker=self.worker,
-                    limit=self.concurrency * 4,
-                )
-            if not claimed:
-                return report
-            await asyncio.gather(*(run(item) for item in claimed))
+        await asyncio.gather(*(worker() for _ in range(self.concurrency)))
         return report
 
     async def deliver(self, item: Claimed, report: DrainReport) -> None:

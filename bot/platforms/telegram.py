@@ -1,0 +1,490 @@
+"""The Telegram adapter: commands in, digests out, through python-telegram-bot.
+
+It translates and decides nothing: an update becomes a `Caller` plus a command for
+`CommandService.handle`, the neutral `Reply` becomes HTML (`telegram_render`), and sending a
+stored part maps PTB's errors onto the delivery layer's `SendFailure` tree:
+
+    RetryAfter          -> RetryLater(seconds)   the Dispatcher waits as told and resends
+    ChatMigrated        -> ChatMoved(new id)     a group became a supergroup
+    Forbidden           -> ChatUnavailable       blocked by the user, kicked from the group
+    BadRequest          -> Rejected              ... but "chat not found" -> ChatUnavailable
+    TimedOut, NetworkError and other API errors -> Transient
+    InvalidToken        -> raised as is          a configuration error, not a delivery problem
+
+The PTB `Application` runs inside digestbot's own event loop (initialize/start/updater, never
+`run_polling`), beside the scheduler and the other adapters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dtm
+import hashlib
+import logging
+import time
+import warnings
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from telegram import (
+    BotCommand,
+    Chat,
+    ChatMember,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    Message,
+    ReplyParameters,
+    Update,
+    User,
+)
+from telegram.constants import ChatType
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    InvalidToken,
+    RetryAfter,
+    TelegramError,
+)
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    BaseRateLimiter,
+    CallbackQueryHandler,
+    ContextTypes,
+    MessageHandler,
+    filters,
+)
+from telegram.request import BaseRequest
+
+from bot.platforms import telegram_render
+from bot.platforms.base import BotServices
+from bot.settings import Settings
+from digests.commands import COMMANDS, MUTATING, Caller, Reply
+from digests.compose import Digest
+from digests.delivery import (
+    Address,
+    ChatMoved,
+    ChatUnavailable,
+    Rejected,
+    RetryLater,
+    SendFailure,
+    Transient,
+)
+from digests.store import channels
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "telegram"
+CHAT_KINDS = {
+    ChatType.PRIVATE: "private",
+    ChatType.GROUP: "group",
+    ChatType.SUPERGROUP: "group",
+    ChatType.CHANNEL: "channel",
+}
+ADMIN_STATUSES = frozenset((ChatMember.ADMINISTRATOR, ChatMember.OWNER))
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CHANNEL_POST, Update.CALLBACK_QUERY]
+START_HELP = "start here: what I can do"
+STEP_TIMEOUT = 10.0  # seconds for each step of stop()
+# 400 answers that mean "cannot write here now", not "this message is wrong".
+UNAVAILABLE_PHRASES = (
+    "chat not found",
+    "message thread not found",
+    "topic_closed",
+    "not enough rights",
+    "have no rights to send",
+    "chat_write_forbidden",
+)
+SEND_OPTIONS = ("text", "parse_mode", "link_preview_options", "reply_markup")
+
+
+class _PassedOnRetryAfter(logging.Filter):
+    """Drops AIORateLimiter's error log for a RetryAfter it passes on: the Dispatcher handles
+    it (waits and resends), so it is routine, not an error."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Rate limit hit after maximum of 0 retries")
+
+
+_RATE_LIMITER_LOG = logging.getLogger("telegram.ext.AIORateLimiter")
+if not any(isinstance(f, _PassedOnRetryAfter) for f in _RATE_LIMITER_LOG.filters):
+    _RATE_LIMITER_LOG.addFilter(_PassedOnRetryAfter())
+
+
+def telegram_rate_limiter(speed: float = 1.0) -> AIORateLimiter:
+    """Telegram's limits: about 30 messages/s per bot and 20 per minute in each group.
+
+    max_retries=0: a RetryAfter is not retried here but reaches the Dispatcher, which waits
+    as told and resends, so one chat's flood wait never stalls every other chat. `speed` runs
+    the limits that much faster, to match a fake server whose clock runs faster.
+    """
+    return AIORateLimiter(
+        overall_max_rate=30,
+        overall_time_period=1 / speed,
+        group_max_rate=20,
+        group_time_period=60 / speed,
+        max_retries=0,
+    )
+
+
+# --- sending stored parts ------------------------------------------------------------------
+
+
+class TelegramSender:
+    """`digests.delivery.Sender` for Telegram: one stored part, one `sendMessage`."""
+
+    platform = PLATFORM
+
+    def __init__(self, bot) -> None:
+        self.bot = bot
+
+    async def send(self, address: Address, payload: dict) -> str:
+        try:
+            message = await self.bot.send_message(
+                chat_id=chat_id(address.chat_id),
+                message_thread_id=int(address.thread_id) if address.thread_id else None,
+                **send_options(payload, self.bot),
+            )
+        except TelegramError as exc:
+            failure = send_failure(exc)
+            if failure is None:
+                raise
+            raise failure from exc
+        return str(message.message_id)
+
+
+def chat_id(value: str) -> int | str:
+    """Numeric ids as int (so the rate limiter sees groups), `@channelname` as is."""
+    return int(value) if value.lstrip("-").isdigit() else value
+
+
+def send_options(payload: dict, bot) -> dict:
+    """A stored JSON payload as `send_message` keywords; unknown keys are dropped."""
+    options = {key: payload[key] for key in SEND_OPTIONS if key in payload}
+    if isinstance(options.get("link_preview_options"), dict):
+        options["link_preview_options"] = LinkPreviewOptions(**options["link_preview_options"])
+    if isinstance(options.get("reply_markup"), dict):
+        options["reply_markup"] = InlineKeyboardMarkup.de_json(options["reply_markup"], bot)
+    return options
+
+
+def send_failure(exc: TelegramError) -> SendFailure | None:
+    """The delivery layer's name for a PTB error; None when it must propagate."""
+    if isinstance(exc, InvalidToken):
+        return None
+    if isinstance(exc, RetryAfter):
+        return RetryLater(retry_after_seconds(exc), str(exc))
+    if isinstance(exc, ChatMigrated):
+        return ChatMoved(str(exc.new_chat_id))
+    if isinstance(exc, Forbidden):
+        return ChatUnavailable(exc.message)
+    if isinstance(exc, BadRequest):  # before NetworkError: BadRequest is one
+        if any(phrase in exc.message.lower() for phrase in UNAVAILABLE_PHRASES):
+            return ChatUnavailable(exc.message)
+        return Rejected(exc.message)
+    return Transient(exc.message or type(exc).__name__)
+
+
+def retry_after_seconds(exc: RetryAfter) -> float:
+    # PTB 22 returns int or timedelta depending on PTB_TIMEDELTA and warns about the int.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value = exc.retry_after
+    return value.total_seconds() if isinstance(value, dtm.timedelta) else float(value)
+
+
+# --- who may manage a chat -----------------------------------------------------------------
+
+
+class AdminCache:
+    """Remembers `get_chat_member` answers for `ttl` seconds, keyed by chat and user."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, ttl: float = 60.0) -> None:
+        self.clock, self.ttl = clock, ttl
+        self._answers: dict[tuple[int, int], tuple[float, bool]] = {}
+
+    def get(self, chat: int, user: int) -> bool | None:
+        found = self._answers.get((chat, user))
+        if found is None or found[0] <= self.clock():
+            return None
+        return found[1]
+
+    def put(self, chat: int, user: int, is_admin: bool) -> None:
+        now = self.clock()
+        if len(self._answers) > 10_000:
+            self._answers = {k: v for k, v in self._answers.items() if v[0] > now}
+        self._answers[(chat, user)] = (now + self.ttl, is_admin)
+
+
+def parse_command(text: str, bot_username: str) -> tuple[str, str, bool] | None:
+    """("follow", "rl agents", addressed) from "/follow@bot rl agents"; None if for another bot.
+
+    `addressed` says the command named this bot explicitly.
+    """
+    head, *rest = text.split(maxsplit=1) or [""]
+    argument = rest[0] if rest else ""
+    name, at, target = head.removeprefix("/").partition("@")
+    if at and target.lower() != bot_username.lower():
+        return None
+    return name.lower(), argument, bool(at)
+
+
+# --- the adapter ---------------------------------------------------------------------------
+
+
+class TelegramAdapter:
+    """`bot.platforms.base.Adapter` for Telegram."""
+
+    platform = PLATFORM
+
+    def __init__(
+        self,
+        settings: Settings,
+        services: BotServices,
+        *,
+        request: BaseRequest | None = None,
+        rate_limiter: BaseRateLimiter | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        admin_cache_seconds: float = 60.0,
+    ) -> None:
+        if settings.telegram_token is None:
+            raise ValueError("TELEGRAM_TOKEN is not set")
+        self.settings = settings
+        self.services = services
+        api = settings.telegram_api_url.rstrip("/")
+        builder = (
+            ApplicationBuilder()
+            .token(settings.telegram_token.get_secret_value())
+            .base_url(f"{api}/bot")
+            .base_file_url(f"{api}/file/bot")
+            .rate_limiter(rate_limiter or telegram_rate_limiter())
+        )
+        if request is not None:
+            builder = builder.request(request)
+        self.app: Application = builder.build()
+        self.sender = TelegramSender(self.app.bot)
+        self.admins = AdminCache(clock, admin_cache_seconds)
+        self._offered: dict[str, str] = {}  # value hash -> value, for long button values
+        commands = filters.UpdateType.MESSAGE | filters.UpdateType.CHANNEL_POST
+        self.app.add_handler(MessageHandler(filters.COMMAND & commands, self._on_command))
+        self.app.add_handler(CallbackQueryHandler(self._on_button))
+        self.app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self._on_migrate))
+        self.app.add_error_handler(self._on_error)
+
+    def render_digest(self, digest: Digest, *, title: str) -> list[dict]:
+        return telegram_render.render_digest(digest, title=title)
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect, start receiving updates (webhook if configured, else long polling)."""
+        await self.app.initialize()
+        await self.app.start()
+        url = self.settings.telegram_webhook_url
+        if url:
+            host, _, port = self.settings.telegram_webhook_listen.rpartition(":")
+            await self.app.updater.start_webhook(
+                listen=host.strip("[]"),
+                port=int(port),
+                url_path=urlsplit(url).path.lstrip("/"),
+                webhook_url=url,
+                secret_token=self.webhook_secret(),
+                allowed_updates=ALLOWED_UPDATES,
+            )
+        else:
+            await self.app.updater.start_polling(allowed_updates=ALLOWED_UPDATES)
+        await self._register_commands()
+        log.info("telegram: @%s is receiving updates", self.app.bot.username)
+
+    async def stop(self) -> None:
+        """Stop receiving, finish handlers in flight, close connections; each step bounded."""
+        steps = []
+        if self.app.updater is not None and self.app.updater.running:
+            steps.append(self.app.updater.stop)
+        if self.app.running:
+            steps.append(self.app.stop)
+        steps.append(self.app.shutdown)
+        for step in steps:
+            try:
+                await asyncio.wait_for(step(), STEP_TIMEOUT)
+            except Exception:
+                log.exception("telegram: %s did not finish cleanly", step.__name__)
+
+    def webhook_secret(self) -> str:
+        """Telegram sends it with every webhook call; requests without it are refused."""
+        token = self.app.bot.token.encode()
+        return hashlib.sha256(b"digestbot-webhook:" + token).hexdigest()
+
+    async def _register_commands(self) -> None:
+        commands = [BotCommand("start", START_HELP)]
+        commands += [BotCommand(name, text[:256]) for name, text in COMMANDS.items()]
+        try:
+            await self.app.bot.set_my_commands(commands)
+        except TelegramError as exc:  # the menu is a convenience; commands work without it
+            log.warning("telegram: could not register the command menu: %s", exc)
+
+    # --- commands ----------------------------------------------------------------------------
+
+    async def _on_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.effective_message
+        kind = CHAT_KINDS.get(message.chat.type) if message else None
+        if message is None or kind is None or not message.text:
+            return
+        parsed = parse_command(message.text, self.app.bot.username)
+        if parsed is None:
+            return
+        command, argument, addressed = parsed
+        if command not in COMMANDS and command != "start" and kind != "private" and not addressed:
+            return  # most likely another bot's command in a shared group
+        caller = await self._caller(message, kind, command)
+        reply = await asyncio.to_thread(self.services.commands.handle, caller, command, argument)
+        await self._answer(message, caller, reply)
+        if reply.digest is not None:
+            self.app.create_task(self._send_digest(caller, reply), update=update)
+
+    async def _caller(self, message: Message, kind: str, command: str) -> Caller:
+        chat = message.chat
+        user = message.from_user
+        return Caller(
+            platform=PLATFORM,
+            chat_id=str(chat.id),
+            user_id=str(user.id) if user else "",
+            thread_id=thread_of(message),
+            chat_kind=kind,
+            chat_title=chat.title or "",
+            # Only changes need the admin fact; other commands skip the API call.
+            can_manage=command in MUTATING and await self._can_manage(message, kind),
+        )
+
+    async def _can_manage(self, message: Message, kind: str) -> bool:
+        if kind in ("private", "channel"):
+            return True  # a private chat is the user's own; only admins post in a channel
+        if message.sender_chat is not None and message.sender_chat.id == message.chat.id:
+            return True  # an anonymous admin, posting as the group itself
+        return await self._is_admin(message.chat, message.from_user)
+
+    async def _is_admin(self, chat: Chat, user: User | None) -> bool:
+        if user is None:
+            return False
+        known = self.admins.get(chat.id, user.id)
+        if known is not None:
+            return known
+        try:
+            member = await self.app.bot.get_chat_member(chat.id, user.id)
+        except TelegramError as exc:
+            log.warning("telegram: admin check failed in %s: %s", chat.id, exc)
+            return False  # refuse rather than guess; the answer is not cached
+        is_admin = member.status in ADMIN_STATUSES
+        self.admins.put(chat.id, user.id, is_admin)
+        return is_admin
+
+    async def _answer(self, message: Message, caller: Caller, reply: Reply) -> None:
+        payload = self._reply_payload(reply)
+        quote = None
+        if caller.chat_kind != "private":
+            quote = ReplyParameters(message.message_id, allow_sending_without_reply=True)
+        try:
+            await self.app.bot.send_message(
+                chat_id=message.chat.id,
+                message_thread_id=int(caller.thread_id) if caller.thread_id else None,
+                reply_parameters=quote,
+                rate_limit_args=2,  # a reply may wait out a short flood limit itself
+                **send_options(payload, self.app.bot),
+            )
+        except TelegramError as exc:
+            log.warning("telegram: could not answer in %s: %s", message.chat.id, exc)
+
+    async def _send_digest(self, caller: Caller, reply: Reply) -> None:
+        await self.services.send_digest_now(caller, reply, self)
+
+    def _reply_payload(self, reply: Reply) -> dict:
+        for choice in reply.choices:
+            data = telegram_render.choice_data(reply.choice_command, choice)
+            if not data.startswith(f"{reply.choice_command}:"):
+                self._remember(choice.value)
+        return telegram_render.render_reply(reply)
+
+    def _remember(self, value: str) -> None:
+        if len(self._offered) > 5_000:
+            self._offered.clear()
+        self._offered[telegram_render.value_hash(value)] = value
+
+    # --- buttons -----------------------------------------------------------------------------
+
+    async def _on_button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        message = query.message if query else None
+        kind = CHAT_KINDS.get(message.chat.type) if message else None
+        if query is None or message is None or kind is None:
+            if query is not None:
+                await query.answer()
+            return
+        topics = self.services.commands.catalog.topics
+        known = [*self._offered.values(), *(topic.slug for topic in topics)]
+        parsed = telegram_render.parse_choice_data(query.data or "", known)
+        if parsed is None:
+            await query.answer("This button no longer works; type the command again.")
+            return
+        command, value = parsed
+        caller = Caller(
+            platform=PLATFORM,
+            chat_id=str(message.chat.id),
+            user_id=str(query.from_user.id),
+            thread_id=thread_of(message),
+            chat_kind=kind,
+            chat_title=message.chat.title or "",
+            # In a channel any subscriber can press a button: presser must be an admin too.
+            can_manage=kind == "private" or await self._is_admin(message.chat, query.from_user),
+        )
+        reply = await asyncio.to_thread(self.services.commands.handle, caller, command, value)
+        if not reply.ok and not reply.choices:
+            # Refused or invalid: tell the presser alone and keep the buttons for others.
+            await query.answer(telegram_render.answer_text(reply), show_alert=True)
+            return
+        await query.answer(telegram_render.answer_text(reply))
+        await self._edit(message, reply)
+        if reply.digest is not None:
+            self.app.create_task(self._send_digest(caller, reply), update=update)
+
+    async def _edit(self, message, reply: Reply) -> None:
+        options = send_options(self._reply_payload(reply), self.app.bot)
+        try:
+            await self.app.bot.edit_message_text(
+                chat_id=message.chat.id, message_id=message.message_id, **options
+            )
+        except BadRequest as exc:
+            if "not modified" not in exc.message.lower():
+                log.warning("telegram: could not edit %s: %s", message.chat.id, exc)
+
+    async def _on_migrate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A group became a supergroup: move its follows now, not at the next failed send."""
+        message = update.effective_message
+        if message is not None and message.migrate_to_chat_id:  # the old group's last word
+            await asyncio.to_thread(self._move_chat, message.chat.id, message.migrate_to_chat_id)
+
+    def _move_chat(self, old: int, new: int) -> None:
+        with self.services.session_factory() as session:
+            channels.move_chat(session, PLATFORM, str(old), str(new))
+            session.commit()
+
+    async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        log.error("telegram: update %r failed", _update_id(update), exc_info=context.error)
+
+
+def thread_of(message) -> str:
+    """The forum topic a message belongs to ("" outside forum topics and for General)."""
+    if getattr(message, "is_topic_message", False) and message.message_thread_id:
+        return str(message.message_thread_id)
+    return ""
+
+
+def _update_id(update: object) -> object:
+    return update.update_id if isinstance(update, Update) else update
+
+
+def build_telegram(settings: Settings, services: BotServices) -> TelegramAdapter | None:
+    """The Telegram adapter, or None when no TELEGRAM_TOKEN is configured."""
+    if settings.telegram_token is None or not settings.telegram_token.get_secret_value():
+        return None
+    return TelegramAdapter(settings, services)
