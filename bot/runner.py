@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 import socket
 import sys
@@ -57,10 +56,6 @@ LEASE_TTL = timedelta(seconds=45)  # renewed every tick (≤ 15 s), so a takeove
 SHUTDOWN_SECONDS = 8.0
 
 
-def instance_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
 class Runtime:
     """Everything `digestbot run` runs, built from one App; tests build it with fakes."""
 
@@ -73,7 +68,7 @@ class Runtime:
     ) -> None:
         self.app = app
         self.clock = clock or (lambda: datetime.now(UTC))
-        self.name = instance_name()
+        self.name = app.settings.instance_name or socket.gethostname()
         settings = app.settings
         commands = CommandService(
             app.session,
@@ -240,6 +235,10 @@ class Runtime:
         )
 
     async def start(self) -> None:
+        with self.app.session() as session:
+            taken_back = deliveries.release_claims(session, worker=self.name)
+        if taken_back:
+            log.info("resuming %d deliveries this instance had started", taken_back)
         for adapter in self.adapters:
             await adapter.start()
 

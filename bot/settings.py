@@ -37,6 +37,10 @@ class Settings(BaseSettings):
     terminal_follows: Annotated[tuple[str, ...], NoDecode] = ("RL for LLM Agents",)
     log_level: str = "INFO"
 
+    # This process's name among replicas (default: the host name). A restarted instance with the
+    # same name resumes its unfinished deliveries at once; others wait for their lease to expire.
+    instance_name: str | None = Field(default=None, max_length=64)
+
     # Serve /healthz and /metrics on this port (off when unset).
     health_port: int | None = Field(default=None, ge=1, le=65535)
     health_host: str = "0.0.0.0"

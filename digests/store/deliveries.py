@@ -66,7 +66,7 @@ def claim_due(
     now: datetime,
     worker: str,
     limit: int = 100,
-    lease: timedelta = timedelta(minutes=5),
+    lease: timedelta = timedelta(seconds=60),
 ) -> list[Claimed]:
     """Take up to `limit` due deliveries for this worker, skipping rows another worker holds.
 
@@ -115,14 +115,37 @@ def unsent_parts(session: Session, delivery_id: int) -> list[tuple[int, dict]]:
 
 
 def mark_part_sent(
-    session: Session, delivery_id: int, seq: int, *, message_id: str, now: datetime
+    session: Session,
+    delivery_id: int,
+    seq: int,
+    *,
+    message_id: str,
+    now: datetime,
+    lease: timedelta = timedelta(seconds=60),
 ) -> None:
+    """Record a sent part, and keep the delivery's lease while its worker is making progress."""
     session.execute(
         update(DeliveryPart)
         .where(DeliveryPart.delivery_id == delivery_id, DeliveryPart.seq == seq)
         .values(message_id=message_id[:64], sent_at=now)
     )
+    session.execute(
+        update(Delivery)
+        .where(Delivery.id == delivery_id, Delivery.claimed_by.is_not(None))
+        .values(lease_until=now + lease)
+    )
     session.commit()
+
+
+def release_claims(session: Session, *, worker: str) -> int:
+    """On start: take back what this instance had claimed before it stopped or crashed."""
+    result = session.execute(
+        update(Delivery)
+        .where(Delivery.claimed_by == worker, Delivery.status == "pending")
+        .values(lease_until=None, claimed_by=None)
+    )
+    session.commit()
+    return result.rowcount
 
 
 def mark_part_failed(session: Session, delivery_id: int, seq: int, *, error: str) -> None:

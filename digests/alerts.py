@@ -1,0 +1,196 @@
+"""Spike alerts as data, independent of any chat platform, and their plain-text form.
+
+`digests.spikes` decides which topics alert; this module gathers what an alert shows: the
+topic's momentum (the same numbers as its digest section and topic page), the decision's
+evidence, and the papers driving the rise. Chat renderers build on `headline` and on the
+`SpikeAlert` fields; `alert_chart_png` draws the momentum histogram for platforms with images.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+
+from sqlmodel import Session
+
+from digests.catalog import TopicDef
+from digests.chart import histogram_png
+from digests.compose import DigestEntry, DigestPaper, TopicRef, compose_digest
+from digests.momentum import Momentum, histogram_lines, sparkline, window_bounds
+from digests.papers import abs_url
+from digests.render_text import (
+    AUTHORS_LIMIT,
+    CATEGORY_LIMIT,
+    INDENT,
+    NAME_LIMIT,
+    TITLE_LIMIT,
+    URL_LIMIT,
+    clean_text,
+    long_date,
+)
+from digests.reports import topic_momenta
+from digests.spikes import SpikeDecision, evidence_text, shares_text
+from digests.store import repo
+
+ALERT_PAPERS = 5
+PERIOD_KEY_LIMIT = 64  # Delivery.period_key
+GIST_LIMIT = 220
+# Papers are picked by first-version day, as momentum counts them; when they were tagged (say,
+# the morning after `as_of`) does not matter.
+_EVER = (datetime(1970, 1, 1, tzinfo=UTC), datetime(9999, 12, 31, tzinfo=UTC))
+
+
+@dataclass(frozen=True)
+class SpikeAlert:
+    topic: TopicRef
+    momentum: Momentum
+    decision: SpikeDecision
+    papers: tuple[DigestEntry, ...]  # the papers driving the rise, best first
+
+
+def build_alert(
+    session: Session, topic: TopicDef, decision: SpikeDecision, *, as_of: date
+) -> SpikeAlert:
+    return build_alerts(session, [topic], [decision], as_of=as_of)[0]
+
+
+def build_alerts(
+    session: Session,
+    topics: Sequence[TopicDef],
+    decisions: Sequence[SpikeDecision],
+    *,
+    as_of: date,
+) -> list[SpikeAlert]:
+    """An alert for each decision, its topic found in `topics` by slug; momentum is read once."""
+    by_slug = {topic.slug: topic for topic in topics}
+    missing = [decision.slug for decision in decisions if decision.slug not in by_slug]
+    if missing:
+        raise ValueError(f"no topic for decisions: {', '.join(missing)}")
+    chosen = [by_slug[decision.slug] for decision in decisions]
+    momenta = topic_momenta(session, chosen, as_of=as_of)
+    rows = repo.topic_rows(session)
+    alerts = []
+    for topic, decision in zip(chosen, decisions, strict=True):
+        ref = TopicRef(topic.slug, topic.name)
+        row = rows.get(topic.slug)
+        momentum = momenta[topic.slug]
+        papers = _recent_papers(session, row.id, topic.slug, as_of) if row else []
+        alerts.append(SpikeAlert(ref, momentum, decision, _top(ref, momentum, papers)))
+    return alerts
+
+
+def headline(alert: SpikeAlert) -> str:
+    """The alert in one line, from the momentum numbers, e.g. "RL for LLM Agents is up 141% on
+    the four weeks before — 70 papers in the last four weeks, 0.7% of all new papers"."""
+    m = alert.momentum
+    name = clean_text(alert.topic.name, NAME_LIMIT) or alert.topic.slug
+    papers = f"{_papers(m.count)} in the last four weeks"
+    share = (
+        f", {_share(m.share_pct)} of all new papers" if m.count and m.share_pct is not None else ""
+    )
+    if m.previous == 0:
+        return f"{name} has taken off — {papers}, none in the four weeks before{share}"
+    if m.change_pct is not None and m.change_pct > 0:
+        return f"{name} is up {m.change_pct:,}% on the four weeks before — {papers}{share}"
+    # All of arXiv shrank more than the topic: its count did not rise, its share did.
+    ratio = alert.decision.share_ratio
+    grown = f" ×{ratio:.1f}" if ratio else ""
+    return f"{name} is up{grown} as a share of all new papers — {papers}{share}"
+
+
+def render_alert_text(alert: SpikeAlert) -> str:
+    """Headline, evidence, sparkline and 12-week histogram, then the papers with links."""
+    decision = alert.decision
+    lines = [
+        f"Spike: {headline(alert)}",
+        f"Share of all new papers {shares_text(decision)}; {evidence_text(decision)}",
+        f"Last 12 weeks: {sparkline([week.count for week in alert.momentum.weekly])}",
+        "",
+        *(INDENT + line for line in histogram_lines(alert.momentum.weekly)),
+    ]
+    if alert.papers:
+        lines += ["", "Papers driving the rise:"]
+    for number, entry in enumerate(alert.papers, start=1):
+        lines += ["", *_entry_lines(number, entry)]
+    return "\n".join(lines) + "\n"
+
+
+def alert_chart_png(alert: SpikeAlert) -> bytes:
+    return histogram_png(alert.momentum.weekly, title=f"{alert.topic.name} · papers per week")
+
+
+def alert_period_key(slug: str, as_of: date) -> str:
+    """`Delivery.period_key` of a topic's alert on a day, e.g. "spike:agentic-rl:2026-09-28".
+
+    A slug too long for the column is cut and followed by a hash of the whole slug, so keys of
+    different topics stay different.
+    """
+    key = f"spike:{slug}:{as_of.isoformat()}"
+    if len(key) <= PERIOD_KEY_LIMIT:
+        return key
+    digest = hashlib.sha256(slug.encode()).hexdigest()[:12]
+    room = PERIOD_KEY_LIMIT - len(f"spike:~{digest}:{as_of.isoformat()}")
+    return f"spike:{slug[:room]}~{digest}:{as_of.isoformat()}"
+
+
+def _recent_papers(session: Session, topic_id: int, slug: str, as_of: date) -> list[DigestPaper]:
+    """The topic's papers first published in the last four weeks as of `as_of`."""
+    window_start = window_bounds(as_of)[0]
+    found = repo.tagged_papers(
+        session,
+        [topic_id],
+        tagged_from=_EVER[0],
+        tagged_to=_EVER[1],
+        published_from=window_start,
+    )
+    return [
+        DigestPaper(
+            arxiv_id=paper.arxiv_id,
+            title=paper.title,
+            url=paper.abs_url,
+            authors=tuple(paper.authors),
+            published=paper.published_on,
+            primary_category=paper.primary_category,
+            abstract=paper.abstract,
+            scores={slug: max(scores.values())},
+        )
+        for paper, scores in found
+        if paper.published_on <= as_of
+    ]
+
+
+def _top(topic: TopicRef, momentum: Momentum, papers: list[DigestPaper]) -> tuple[DigestEntry, ...]:
+    """Up to ALERT_PAPERS entries, highest score first, then the most recent (as in digests)."""
+    start = window_bounds(momentum.as_of)[0]
+    digest = compose_digest(
+        [topic], papers, {topic.slug: momentum}, start, momentum.as_of, per_topic_cap=ALERT_PAPERS
+    )
+    return digest.sections[0].entries
+
+
+def _entry_lines(number: int, entry: DigestEntry) -> list[str]:
+    paper = entry.paper
+    meta = [
+        clean_text(entry.authors_line, AUTHORS_LIMIT),
+        long_date(paper.published),
+        clean_text(paper.primary_category, CATEGORY_LIMIT),
+    ]
+    lines = [
+        f"{number}. {clean_text(paper.title, TITLE_LIMIT) or paper.arxiv_id}",
+        INDENT + (clean_text(paper.url, URL_LIMIT) or abs_url(paper.arxiv_id)),
+        INDENT + " · ".join(part for part in meta if part),
+    ]
+    if summary := clean_text(entry.gist, GIST_LIMIT):
+        lines.append(INDENT + summary)
+    return lines
+
+
+def _papers(count: int) -> str:
+    return "1 paper" if count == 1 else f"{count:,} papers"
+
+
+def _share(share_pct: float) -> str:
+    # Momentum rounds to one decimal; 0.0 for a topic with papers means under 0.05%.
+    return "<0.1%" if share_pct == 0 else f"{share_pct:,}%"

@@ -1,0 +1,401 @@
+"""Spike detection: which topics took off, judged against the volume of all new papers.
+
+A topic spikes when, in the last four weeks against the four weeks before,
+  1. it has at least `min_count` papers,
+  2. its share of all new papers rose at least `min_share_ratio`-fold, and
+  3. the rise is significant: an exact conditional binomial test, corrected for the false
+     discovery rate (Benjamini–Hochberg) across every topic of the scan.
+
+The test: with k1, k0 the topic's papers in the two windows and N1, N0 all papers in them, if
+the topic kept its rate relative to the volume, k1 ~ Binomial(k1 + k0, N1 / (N1 + N0)) given
+k1 + k0. The p-value is the upper tail P(X ≥ k1), so a topic that only grew with arXiv as a
+whole is not news.
+
+After an alert a topic is *elevated* and stays quiet while its share ratio is above
+`rearm_share_ratio`; it alerts again only after a further rise by `realert_factor` (count and
+share, significant) or once it has calmed down (re-armed) and spikes anew, and never sooner
+than `cooldown_days` after its last alert. docs/spikes.md gives the reasoning for each default.
+
+`evaluate` is pure. `scan` reads counts and memory from the store; `record` writes the
+decisions back to `SpikeState`. Send (queue) the alerts and `record` in one transaction, so
+that an alert is neither lost nor repeated when a run dies halfway.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
+
+from scipy.stats import binomtest, false_discovery_control
+from sqlalchemy import select
+from sqlmodel import Session
+
+from digests.catalog import TopicDef
+from digests.momentum import window_bounds
+from digests.store import repo
+from digests.store.models import SpikeState, Topic
+
+
+@dataclass(frozen=True)
+class SpikeSettings:
+    fdr_q: float = 0.01  # expected share of false alerts among the alerts of one scan
+    min_count: int = 10  # papers in the last four weeks
+    min_share_ratio: float = 1.5  # share now / share in the four weeks before
+    rearm_share_ratio: float = 1.2  # at or below this an elevated topic has calmed down
+    realert_factor: float = 1.5  # an elevated topic alerts again after this much more growth
+    cooldown_days: int = 14  # at least this long between two alerts of one topic
+
+    def __post_init__(self) -> None:
+        if not 0 < self.fdr_q < 1:
+            raise ValueError("fdr_q must lie between 0 and 1")
+        if self.min_count < 1:
+            raise ValueError("min_count must be at least 1")
+        if not 0 < self.rearm_share_ratio <= self.min_share_ratio:
+            raise ValueError("rearm_share_ratio must be positive and at most min_share_ratio")
+        if self.realert_factor < 1:
+            raise ValueError("realert_factor must be at least 1")
+        if self.cooldown_days < 0:
+            raise ValueError("cooldown_days must not be negative")
+
+
+@dataclass(frozen=True)
+class TopicCounts:
+    slug: str
+    name: str
+    count: int  # the topic's papers, last 28 days
+    previous: int  # the topic's papers, the 28 days before
+    total: int  # all papers, last 28 days
+    previous_total: int  # all papers, the 28 days before
+
+    def __post_init__(self) -> None:
+        if min(self.count, self.previous, self.total, self.previous_total) < 0:
+            raise ValueError(f"negative paper count for {self.slug}")
+
+
+@dataclass(frozen=True)
+class SpikeMemory:
+    """What a scan remembers of a topic; mirrors a `SpikeState` row."""
+
+    elevated: bool = False
+    alerted_at: datetime | None = None
+    alerted_count: int = 0
+    alerted_share: float = 0.0  # share_pct at that alert, in percent
+
+
+@dataclass(frozen=True)
+class SpikeDecision:
+    slug: str
+    name: str
+    count: int
+    previous: int
+    share_pct: float | None  # percent of all new papers; None without any papers
+    previous_share_pct: float | None
+    share_ratio: float | None  # None when the share before was zero or unknown
+    change_pct: int | None  # change of the count itself; None when previous == 0
+    p_value: float
+    q_value: float  # Benjamini–Hochberg adjusted p-value over the whole scan
+    alert: bool
+    elevated: bool  # the topic's elevated flag after this scan
+    reason: str
+
+    def to_json(self) -> dict:
+        return {
+            "slug": self.slug,
+            "name": self.name,
+            "count": self.count,
+            "previous": self.previous,
+            "share_pct": self.share_pct,
+            "previous_share_pct": self.previous_share_pct,
+            "share_ratio": self.share_ratio,
+            "change_pct": self.change_pct,
+            "p_value": self.p_value,
+            "q_value": self.q_value,
+            "alert": self.alert,
+            "elevated": self.elevated,
+            "reason": self.reason,
+        }
+
+
+# --- pure decisions ---------------------------------------------------------------------------
+
+
+def evaluate(
+    counts: Sequence[TopicCounts],
+    states: Mapping[str, SpikeMemory],
+    settings: SpikeSettings,
+    *,
+    now: datetime,
+) -> list[SpikeDecision]:
+    """One decision per topic, in the order given; `states` is keyed by slug."""
+    if now.tzinfo is None:
+        raise ValueError("now must be timezone-aware")
+    slugs = [topic.slug for topic in counts]
+    if len(set(slugs)) != len(slugs):
+        raise ValueError("each topic may be scanned once; duplicate slugs would skew the FDR")
+    p_values = [tail_p_value(topic) for topic in counts]
+    q_values = bh_adjust(p_values)
+    return [
+        _decide(topic, p, q, states.get(topic.slug, SpikeMemory()), settings, now)
+        for topic, p, q in zip(counts, p_values, q_values, strict=True)
+    ]
+
+
+def tail_p_value(topic: TopicCounts) -> float:
+    """P(X ≥ k1) for X ~ Binomial(k1 + k0, N1 / (N1 + N0)); 1.0 when there is nothing to test."""
+    trials = topic.count + topic.previous
+    if trials == 0 or topic.total == 0 or topic.previous_total == 0:
+        return 1.0
+    expected = topic.total / (topic.total + topic.previous_total)
+    return float(binomtest(topic.count, trials, expected, alternative="greater").pvalue)
+
+
+def bh_adjust(p_values: Sequence[float]) -> list[float]:
+    """Benjamini–Hochberg adjusted p-values (q-values), by `scipy.stats.false_discovery_control`."""
+    if not p_values:
+        return []
+    return [float(q) for q in false_discovery_control(list(p_values), method="bh")]
+
+
+def next_memory(previous: SpikeMemory, decision: SpikeDecision, now: datetime) -> SpikeMemory:
+    """The memory after `decision`: an alert is remembered, the elevated flag follows."""
+    if decision.alert:
+        return SpikeMemory(True, now, decision.count, decision.share_pct or 0.0)
+    # Re-arming clears only the flag: the last alert still counts for the cooldown.
+    return replace(previous, elevated=decision.elevated)
+
+
+def shares_text(decision: SpikeDecision) -> str:
+    """Like "0.29% → 0.70% (×2.4)", or "0% → 0.15% (new)" for a topic without papers before."""
+    before = _pct(decision.previous_share_pct)
+    now = _pct(decision.share_pct)
+    if decision.share_ratio is None:
+        return f"{before} → {now} (new)" if decision.count else f"{before} → {now}"
+    return f"{before} → {now} (×{decision.share_ratio:.1f})"
+
+
+def evidence_text(decision: SpikeDecision) -> str:
+    """Like "p=2e-05, q=2e-05": the test's p-value and its FDR-adjusted q-value."""
+    return f"p={_sci(decision.p_value)}, q={_sci(decision.q_value)}"
+
+
+Verdict = tuple[bool, bool, str]  # (alert, elevated afterwards, reason)
+
+
+def _decide(
+    topic: TopicCounts,
+    p: float,
+    q: float,
+    memory: SpikeMemory,
+    settings: SpikeSettings,
+    now: datetime,
+) -> SpikeDecision:
+    measured = _measured(topic, p, q)
+    if topic.previous_total == 0:
+        verdict = (False, memory.elevated, "quiet: no baseline (no papers at all before)")
+    elif topic.total == 0:
+        verdict = (False, memory.elevated, "quiet: no papers at all in the last four weeks")
+    elif memory.elevated:
+        verdict = _while_elevated(topic, measured, memory, settings, now)
+    else:
+        verdict = _while_armed(topic, measured, memory, settings, now)
+    alert, elevated, reason = verdict
+    return replace(measured, alert=alert, elevated=elevated, reason=reason)
+
+
+def _while_armed(
+    topic: TopicCounts,
+    measured: SpikeDecision,
+    memory: SpikeMemory,
+    settings: SpikeSettings,
+    now: datetime,
+) -> Verdict:
+    shares = f"share {shares_text(measured)}"
+    if topic.count < settings.min_count:
+        return False, False, f"quiet: below the minimum of {settings.min_count} papers"
+    if _rise(topic) < settings.min_share_ratio:
+        return False, False, f"quiet: {shares}, less than ×{settings.min_share_ratio:g}"
+    if measured.q_value > settings.fdr_q:
+        return False, False, f"quiet: not significant after FDR (q={_sci(measured.q_value)})"
+    if cooldown := _cooldown_text(memory, settings, now):
+        return False, False, cooldown
+    return True, True, f"alert: {shares}, {evidence_text(measured)}"
+
+
+def _while_elevated(
+    topic: TopicCounts,
+    measured: SpikeDecision,
+    memory: SpikeMemory,
+    settings: SpikeSettings,
+    now: datetime,
+) -> Verdict:
+    shares = f"share {shares_text(measured)}"
+    if _rise(topic) <= settings.rearm_share_ratio:
+        rearm = f"×{settings.rearm_share_ratio:g}"
+        return False, False, f"quiet: calmed down, {shares} is at most {rearm}; re-armed"
+    since = f"the alert on {memory.alerted_at:%Y-%m-%d}" if memory.alerted_at else "the alert"
+    needed = math.ceil(round(settings.realert_factor * memory.alerted_count, 9))
+    # Share as well as count, so that a rise of arXiv as a whole does not count as further news.
+    share_needed = settings.realert_factor * memory.alerted_share
+    if topic.count < needed or (measured.share_pct or 0.0) < share_needed:
+        again = f"alerts again from {needed:,} papers and a {_pct(share_needed)} share"
+        return False, True, f"quiet: still elevated since {since}; {again}"
+    if measured.q_value > settings.fdr_q:
+        q = _sci(measured.q_value)
+        return False, True, f"quiet: still elevated since {since}; rise not significant (q={q})"
+    if cooldown := _cooldown_text(memory, settings, now):
+        return False, True, cooldown
+    was = f"{memory.alerted_count:,} at {since}"
+    evidence = evidence_text(measured)
+    return True, True, f"alert: further rise, {topic.count:,} papers ({was}); {shares}, {evidence}"
+
+
+def _measured(topic: TopicCounts, p: float, q: float) -> SpikeDecision:
+    """The numbers of a decision, before any verdict."""
+    share = 100 * topic.count / topic.total if topic.total else None
+    before = 100 * topic.previous / topic.previous_total if topic.previous_total else None
+    ratio = share / before if share is not None and before else None
+    change = _round_half_up((topic.count - topic.previous) * 100, topic.previous)
+    return SpikeDecision(
+        slug=topic.slug,
+        name=topic.name,
+        count=topic.count,
+        previous=topic.previous,
+        share_pct=share,
+        previous_share_pct=before,
+        share_ratio=ratio,
+        change_pct=change if topic.previous else None,
+        p_value=p,
+        q_value=q,
+        alert=False,
+        elevated=False,
+        reason="",
+    )
+
+
+def _rise(topic: TopicCounts) -> float:
+    """Share now / share before (both windows have papers); infinite for a topic new to them."""
+    if topic.previous == 0:
+        return math.inf if topic.count else 1.0
+    return (topic.count * topic.previous_total) / (topic.previous * topic.total)
+
+
+def _cooldown_text(memory: SpikeMemory, settings: SpikeSettings, now: datetime) -> str:
+    if memory.alerted_at is None:
+        return ""
+    until = memory.alerted_at + timedelta(days=settings.cooldown_days)
+    return f"quiet: cooldown until {until:%Y-%m-%d %H:%M} UTC" if now < until else ""
+
+
+def _round_half_up(numerator: int, denominator: int) -> int:
+    if denominator == 0:
+        return 0
+    quotient, remainder = divmod(abs(numerator), denominator)
+    if 2 * remainder >= denominator:
+        quotient += 1
+    return quotient if numerator >= 0 else -quotient
+
+
+def _pct(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    if value == 0:
+        return "0%"
+    return f"{value:.2f}%" if value >= 0.1 else f"{value:.2g}%"
+
+
+def _sci(value: float) -> str:
+    """p- and q-values: "0.41", "0.004", "2e-05"."""
+    if value >= 0.01:
+        return f"{value:.2f}"
+    if value >= 0.001:
+        return f"{value:.3f}"
+    return f"{value:.0e}" if value > 0 else "<1e-300"
+
+
+# --- store ------------------------------------------------------------------------------------
+
+
+def topic_counts(session: Session, topics: Sequence[TopicDef], *, as_of: date) -> list[TopicCounts]:
+    """Both windows' counts for each topic (once per slug), from one grouped query for all."""
+    if isinstance(as_of, datetime):
+        raise TypeError("as_of must be a date, not a datetime")
+    current_start, _, previous_start, previous_end = window_bounds(as_of)
+    per_topic = repo.daily_topic_counts(session, previous_start, as_of)
+    totals = repo.daily_totals(session, previous_start, as_of)
+    total = _days_sum(totals, current_start, as_of)
+    previous_total = _days_sum(totals, previous_start, previous_end)
+    rows = repo.topic_rows(session)
+    found: dict[str, TopicCounts] = {}
+    for topic in topics:
+        row = rows.get(topic.slug)
+        daily = per_topic.get(row.id, {}) if row else {}
+        found.setdefault(
+            topic.slug,
+            TopicCounts(
+                slug=topic.slug,
+                name=topic.name,
+                count=_days_sum(daily, current_start, as_of),
+                previous=_days_sum(daily, previous_start, previous_end),
+                total=total,
+                previous_total=previous_total,
+            ),
+        )
+    return list(found.values())
+
+
+def load_memory(session: Session) -> dict[str, SpikeMemory]:
+    statement = select(
+        Topic.slug,
+        SpikeState.elevated,
+        SpikeState.alerted_at,
+        SpikeState.alerted_count,
+        SpikeState.alerted_share,
+    ).join(Topic, Topic.id == SpikeState.topic_id)
+    return {
+        row.slug: SpikeMemory(
+            bool(row.elevated), row.alerted_at, row.alerted_count, row.alerted_share
+        )
+        for row in session.execute(statement)
+    }
+
+
+def scan(
+    session: Session,
+    topics: Sequence[TopicDef],
+    *,
+    as_of: date,
+    settings: SpikeSettings,
+    now: datetime,
+) -> list[SpikeDecision]:
+    """Decisions for `topics` as of a day; nothing is written (see `record`)."""
+    counts = topic_counts(session, topics, as_of=as_of)
+    return evaluate(counts, load_memory(session), settings, now=now)
+
+
+def record(session: Session, decisions: Sequence[SpikeDecision], *, now: datetime) -> None:
+    """Write `decisions` to `SpikeState`; a topic never alerted nor elevated gets no row."""
+    topic_ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
+    held = {row.topic_id: row for row in session.execute(select(SpikeState)).scalars()}
+    for decision in decisions:
+        topic_id = topic_ids.get(decision.slug)
+        if topic_id is None:
+            continue
+        row = held.get(topic_id)
+        if row is None:
+            if not (decision.alert or decision.elevated):
+                continue
+            row = SpikeState(topic_id=topic_id, updated_at=now)
+            session.add(row)
+            held[topic_id] = row
+        before = SpikeMemory(row.elevated, row.alerted_at, row.alerted_count, row.alerted_share)
+        after = next_memory(before, decision, now)
+        row.elevated, row.alerted_at = after.elevated, after.alerted_at
+        row.alerted_count, row.alerted_share = after.alerted_count, after.alerted_share
+        row.updated_at = now
+    session.flush()
+
+
+def _days_sum(daily: Mapping[date, int], first: date, last: date) -> int:
+    return sum(count for day, count in daily.items() if first <= day <= last)
