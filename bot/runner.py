@@ -30,7 +30,8 @@ from bot.ingest_jobs import ingest_listing
 from bot.platforms.base import Adapter, BotServices
 from bot.platforms.terminal import CHAT_ID as TERMINAL_CHAT
 from bot.platforms.terminal import TerminalAdapter
-from bot.settings import Settings
+from bot.settings import Settings, spike_settings
+from digests.alerting import plan_alerts
 from digests.catalog import UnknownTopic
 from digests.commands import CommandService
 from digests.delivery import Dispatcher
@@ -115,6 +116,7 @@ class Runtime:
         self.metrics.papers_ingested.inc(report.new)
         if self.is_leader and report.new:
             self.plan_instant()
+            self.plan_alerts()
             await self.drain()
 
     async def tick(self) -> None:
@@ -163,6 +165,40 @@ class Runtime:
             )
             stored = self._store(session, planned, now=now)
             session.commit()
+        return stored
+
+    def plan_alerts(self) -> int:
+        """Scan for spikes and queue an alert for every channel following a spiking topic."""
+        now = self.clock()
+        with self.app.session() as session:
+            _, planned = plan_alerts(
+                session,
+                self.app.catalog,
+                platforms=self.platforms,
+                as_of=now.date(),
+                settings=spike_settings(self.app.settings),
+                now=now,
+            )
+            stored = 0
+            for plan in planned:
+                parts = self.adapter(plan.platform).render_alert(plan.alert)
+                if plan.role_id and parts:
+                    parts[0]["mention_role_id"] = plan.role_id
+                stored += (
+                    deliveries.enqueue(
+                        session,
+                        channel_id=plan.channel_id,
+                        kind="alert",
+                        period_key=plan.period_key,
+                        parts=parts,
+                        paper_count=plan.alert.momentum.count,
+                        now=now,
+                    )
+                    is not None
+                )
+            session.commit()
+        if stored:
+            log.info("spike alerts: %d queued", stored)
         return stored
 
     def _store(self, session, planned: list[PlannedDigest], *, now: datetime) -> int:

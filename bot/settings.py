@@ -37,6 +37,16 @@ class Settings(BaseSettings):
     terminal_follows: Annotated[tuple[str, ...], NoDecode] = ("RL for LLM Agents",)
     log_level: str = "INFO"
 
+    # Spike alerts (see docs/spikes.md): false-discovery rate, minimum papers in four weeks,
+    # rise of the topic's share needed, share below which a topic re-arms, rise needed for a
+    # second alert while still elevated, and days between two alerts of one topic.
+    spike_fdr_q: float = Field(default=0.01, gt=0, lt=1)
+    spike_min_count: int = Field(default=10, ge=1)
+    spike_min_share_ratio: float = Field(default=1.5, gt=1)
+    spike_rearm_share_ratio: float = Field(default=1.2, ge=1)
+    spike_realert_factor: float = Field(default=1.5, gt=1)
+    spike_cooldown_days: int = Field(default=14, ge=0)
+
     # This process's name among replicas (default: the host name). A restarted instance with the
     # same name resumes its unfinished deliveries at once; others wait for their lease to expire.
     instance_name: str | None = Field(default=None, max_length=64)
@@ -99,3 +109,17 @@ def load_settings(**overrides: object) -> Settings:
             for error in exc.errors()
         ]
         raise SettingsError("; ".join(problems)) from None
+
+
+def spike_settings(settings: Settings):
+    """The SPIKE_* settings as the core's `SpikeSettings`."""
+    from digests.spikes import SpikeSettings
+
+    return SpikeSettings(
+        fdr_q=settings.spike_fdr_q,
+        min_count=settings.spike_min_count,
+        min_share_ratio=settings.spike_min_share_ratio,
+        rearm_share_ratio=settings.spike_rearm_share_ratio,
+        realert_factor=settings.spike_realert_factor,
+        cooldown_days=settings.spike_cooldown_days,
+    )

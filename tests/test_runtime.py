@@ -93,3 +93,34 @@ async def test_only_the_lease_holder_plans_digests(runtime):
     await other.tick()
     assert runtime.is_leader and not other.is_leader
     assert stream.getvalue().count("Weekly digest") == 1
+
+
+def other_paper(n: int, published: datetime) -> PaperRecord:
+    return PaperRecord(
+        arxiv_id=f"2608.{n:05d}", version=1, title=f"Galaxy cluster survey, field {n}",
+        abstract="We measure the mass function of galaxy clusters.", authors=("Vera Rubin",),
+        categories=("astro-ph.CO",), published=published)
+
+
+def seed_spike(app, as_of: datetime) -> None:
+    """70 agent papers in the last four weeks against 29 before, on a steady volume."""
+    records = [paper(n, as_of - timedelta(days=1 + n % 27)) for n in range(100, 170)]
+    records += [paper(n, as_of - timedelta(days=29 + n % 27)) for n in range(200, 229)]
+    records += [other_paper(n, as_of - timedelta(days=1 + n % 55)) for n in range(1, 1001)]
+    with app.session() as session:
+        ingest_records(session, records, tagger=app.tagger, catalog=app.catalog, now=as_of)
+        session.commit()
+
+
+async def test_a_spiking_topic_alerts_its_followers_once(runtime):
+    runtime, clock, stream = runtime
+    clock.now = MONDAY_9
+    seed_spike(runtime.app, clock.now)
+    runtime.is_leader = True
+    assert runtime.plan_alerts() == 1
+    await runtime.drain()
+    clock.now += timedelta(hours=1)
+    assert runtime.plan_alerts() == 0  # still elevated: no second alert
+    out = stream.getvalue()
+    assert out.count("Spike: RL for LLM Agents is up") == 1
+    assert "in the last four weeks" in out and "Papers driving the rise" in out

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from sqlmodel import Session
 
+from digests.alerts import SpikeAlert
 from digests.commands import Caller, CommandService, Reply
 from digests.compose import Digest
 from digests.delivery import Dispatcher, Sender
@@ -23,6 +24,10 @@ class Adapter(Protocol):
 
     def render_digest(self, digest: Digest, *, title: str) -> list[dict]:
         """The digest as this platform's messages: JSON-able payloads, each within limits."""
+        ...
+
+    def render_alert(self, alert: SpikeAlert) -> list[dict]:
+        """A spike alert as this platform's messages (with the chart where it can show one)."""
         ...
 
     async def start(self) -> None: ...

@@ -18,6 +18,7 @@ The PTB `Application` runs inside digestbot's own event loop (initialize/start/u
 from __future__ import annotations
 
 import asyncio
+import base64
 import datetime as dtm
 import hashlib
 import logging
@@ -61,6 +62,7 @@ from telegram.request import BaseRequest
 from bot.platforms import telegram_render
 from bot.platforms.base import BotServices
 from bot.settings import Settings
+from digests.alerts import SpikeAlert
 from digests.commands import COMMANDS, MUTATING, Caller, Reply
 from digests.compose import Digest
 from digests.delivery import (
@@ -140,12 +142,20 @@ class TelegramSender:
         self.bot = bot
 
     async def send(self, address: Address, payload: dict) -> str:
+        target = {
+            "chat_id": chat_id(address.chat_id),
+            "message_thread_id": int(address.thread_id) if address.thread_id else None,
+        }
         try:
-            message = await self.bot.send_message(
-                chat_id=chat_id(address.chat_id),
-                message_thread_id=int(address.thread_id) if address.thread_id else None,
-                **send_options(payload, self.bot),
-            )
+            if "photo_png" in payload:  # a chart, stored as base64 with the delivery
+                message = await self.bot.send_photo(
+                    photo=base64.b64decode(payload["photo_png"]),
+                    caption=payload.get("caption"),
+                    parse_mode=payload.get("parse_mode"),
+                    **target,
+                )
+            else:
+                message = await self.bot.send_message(**target, **send_options(payload, self.bot))
         except TelegramError as exc:
             failure = send_failure(exc)
             if failure is None:
@@ -271,6 +281,9 @@ class TelegramAdapter:
         self.app.add_handler(CallbackQueryHandler(self._on_button))
         self.app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self._on_migrate))
         self.app.add_error_handler(self._on_error)
+
+    def render_alert(self, alert: SpikeAlert) -> list[dict]:
+        return telegram_render.render_alert(alert)
 
     def render_digest(self, digest: Digest, *, title: str) -> list[dict]:
         return telegram_render.render_digest(digest, title=title)

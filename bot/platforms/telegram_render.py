@@ -26,12 +26,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from digests.alerts import SpikeAlert, alert_chart_png, headline
 from digests.commands import Choice, Reply
 from digests.compose import Digest, DigestEntry, DigestSection
+from digests.momentum import sparkline
 from digests.papers import abs_url
 from digests.render_text import clean_text, long_date, period_text
+from digests.spikes import evidence_text
 
 MESSAGE_LIMIT = 4096  # Telegram's limit for a message's text
+CAPTION_LIMIT = 1024  # and for a photo's caption
 CALLBACK_DATA_LIMIT = 64  # bytes
 ANSWER_LIMIT = 200  # characters of a callback query's answer
 PREVIEW_OFF = {"is_disabled": True}
@@ -97,6 +101,25 @@ def render_digest(digest: Digest, *, title: str) -> list[dict]:
     for section in digest.sections:
         blocks += _section_blocks(section)
     return [message(text) for text in _pack(blocks)]
+
+
+def render_alert(alert: SpikeAlert) -> list[dict]:
+    """A spike alert: the 12-week chart as a photo with the headline, then the papers."""
+    caption = f"<b>Spike</b>: {safe(headline(alert), CAPTION_LIMIT - 40)}"
+    photo = {
+        "photo_png": base64.b64encode(alert_chart_png(alert)).decode("ascii"),
+        "caption": caption,
+        "parse_mode": "HTML",
+    }
+    lines = [
+        html.escape(evidence_text(alert.decision), quote=False),
+        f"Last 12 weeks: {html.escape(sparkline([w.count for w in alert.momentum.weekly]))}",
+    ]
+    blocks = [_Block("\n".join(lines))]
+    if alert.papers:
+        blocks.append(_Block("<b>Papers driving the rise</b>"))
+    blocks += [_Block(_entry(n, entry, FULL)) for n, entry in enumerate(alert.papers, start=1)]
+    return [photo] + [message(text) for text in _pack(blocks)]
 
 
 def _heading(digest: Digest, title: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from digests.alerts import SpikeAlert, render_alert_text
 from digests.compose import Digest
 from digests.delivery import Address
 from digests.render_text import render_text
@@ -30,6 +31,9 @@ class TerminalAdapter:
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.sender = TerminalSender(stream)
+
+    def render_alert(self, alert: SpikeAlert) -> list[dict]:
+        return [{"text": render_alert_text(alert)}]
 
     def render_digest(self, digest: Digest, *, title: str) -> list[dict]:
         return [{"text": render_text(digest, title=title, histogram=True)}]

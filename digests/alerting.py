@@ -1,0 +1,63 @@
+"""Planning spike alerts: scan, pick the channels that want them, remember what was alerted."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from sqlalchemy import select
+from sqlmodel import Session
+
+from digests.alerts import SpikeAlert, alert_period_key, build_alerts
+from digests.catalog import Catalog
+from digests.spikes import SpikeDecision, SpikeSettings, record, scan
+from digests.store.models import Channel, Follow, Topic
+
+
+@dataclass(frozen=True)
+class PlannedAlert:
+    channel_id: int
+    platform: str
+    role_id: str  # a role to mention (Discord), "" for none
+    period_key: str
+    alert: SpikeAlert
+
+
+def plan_alerts(
+    session: Session,
+    catalog: Catalog,
+    *,
+    platforms: Sequence[str],
+    as_of: date,
+    settings: SpikeSettings,
+    now: datetime,
+) -> tuple[list[SpikeDecision], list[PlannedAlert]]:
+    """Scan every topic, and for each alerting one the channels following it with alerts on.
+
+    The decisions are recorded in the same transaction as the caller stores the deliveries, so
+    an alert is remembered exactly when it is queued.
+    """
+    decisions = scan(session, catalog.topics, as_of=as_of, settings=settings, now=now)
+    alerting = [decision for decision in decisions if decision.alert]
+    planned: list[PlannedAlert] = []
+    if alerting:
+        alerts = build_alerts(session, catalog.topics, alerting, as_of=as_of)
+        for alert in alerts:
+            for channel_id, platform, role in _subscribers(session, alert.topic.slug, platforms):
+                key = alert_period_key(alert.topic.slug, as_of)
+                planned.append(PlannedAlert(channel_id, platform, role, key, alert))
+    record(session, decisions, now=now)
+    return decisions, planned
+
+
+def _subscribers(session: Session, slug: str, platforms: Sequence[str]) -> list[tuple]:
+    return list(
+        session.execute(
+            select(Channel.id, Channel.platform, Channel.alert_role_id)
+            .join(Follow, Follow.channel_id == Channel.id)
+            .join(Topic, Topic.id == Follow.topic_id)
+            .where(Topic.slug == slug, Channel.alerts_enabled, Channel.paused_reason.is_(None))
+            .where(Channel.platform.in_(platforms))
+        ).all()
+    )

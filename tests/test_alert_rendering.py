@@ -1,0 +1,86 @@
+"""Spike alerts as each platform shows them: the chart, the headline, safe paper text."""
+
+from __future__ import annotations
+
+import base64
+import io
+from datetime import UTC, date, datetime, timedelta
+
+from PIL import Image
+from telegram import Bot
+
+from bot.platforms import telegram_render
+from bot.platforms.telegram import TelegramSender
+from bot.platforms.terminal import TerminalAdapter
+from digests.alerts import SpikeAlert
+from digests.compose import DigestEntry, DigestPaper, TopicRef
+from digests.delivery import Address
+from digests.momentum import compute_momentum
+from digests.spikes import SpikeMemory, SpikeSettings, TopicCounts, evaluate
+from tests.fakes.telegram_html import validate_telegram_html
+from tests.fakes.telegram_server import FakeTelegram
+
+AS_OF = date(2026, 9, 28)
+HOSTILE = "<script>alert(1)</script> & @everyone /start@digest_test_bot"
+
+
+def spike_alert() -> SpikeAlert:
+    daily = {AS_OF - timedelta(days=d): 3 for d in range(0, 23)}  # 69 in the last four weeks
+    daily.update({AS_OF - timedelta(days=d): 1 for d in range(28, 57)})
+    totals = {AS_OF - timedelta(days=d): 400 for d in range(0, 84)}
+    momentum = compute_momentum("RL for LLM Agents", daily, totals, AS_OF)
+    counts = TopicCounts(
+        "rl-for-llm-agents", "RL for LLM Agents", momentum.count, momentum.previous, 11_200, 11_200
+    )
+    decision = evaluate(
+        [counts],
+        {"rl-for-llm-agents": SpikeMemory()},
+        SpikeSettings(),
+        now=datetime(2026, 9, 28, 21, tzinfo=UTC),
+    )[0]
+    paper = DigestPaper(
+        "2609.00001",
+        HOSTILE,
+        "https://arxiv.org/abs/2609.00001",
+        ("Ada Lovelace",),
+        AS_OF,
+        "cs.LG",
+        "An abstract.",
+        {"rl-for-llm-agents": 1},
+    )
+    entry = DigestEntry(paper, (), "Ada Lovelace", "An abstract.")
+    return SpikeAlert(
+        TopicRef("rl-for-llm-agents", "RL for LLM Agents"), momentum, decision, (entry,)
+    )
+
+
+def test_a_telegram_alert_is_the_chart_with_the_headline_then_valid_html():
+    parts = telegram_render.render_alert(spike_alert())
+    photo, *messages = parts
+    image = Image.open(io.BytesIO(base64.b64decode(photo["photo_png"])))
+    assert image.format == "PNG" and image.width > image.height
+    assert "RL for LLM Agents is up" in photo["caption"] and len(photo["caption"]) <= 1024
+    assert validate_telegram_html(photo["caption"]) is None
+    for message in messages:
+        assert validate_telegram_html(message["text"]) is None
+        assert len(message["text"]) <= 4096
+    text = "".join(message["text"] for message in messages)
+    assert "&lt;script&gt;" in text and "<script>" not in text
+
+
+def test_the_terminal_alert_reads_like_the_topic_page():
+    (part,) = TerminalAdapter().render_alert(spike_alert())
+    assert "RL for LLM Agents is up" in part["text"]
+    assert "papers in the last four weeks" in part["text"]
+
+
+async def test_the_chart_reaches_telegram_as_a_photo_upload():
+    parts = telegram_render.render_alert(spike_alert())
+    async with FakeTelegram() as fake:
+        fake.add_chat(4242, type="private")
+        bot = Bot(fake.token, base_url=fake.api_url, base_file_url=fake.file_url)
+        async with bot:
+            await TelegramSender(bot).send(Address("telegram", "4242"), parts[0])
+        (sent,) = fake.sent(4242, method="sendPhoto")
+    assert sent["photo"] == base64.b64decode(parts[0]["photo_png"])
+    assert "RL for LLM Agents is up" in sent["caption"]
