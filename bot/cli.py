@@ -76,6 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
     preview.add_argument("--as-of", type=_iso_date, help="last day of the period (default: today)")
     preview.add_argument("--since", type=_iso_date, help="first day (default: 6 days before)")
 
+    spikes = commands.add_parser("spikes", help="which topics would alert now, and why")
+    spikes.add_argument("--as-of", type=_iso_date, help="last day counted (default: today)")
+    spikes.add_argument("--json", action="store_true", help="machine-readable output")
+    spikes.add_argument("--all", action="store_true", help="list quiet topics too")
+
     status = commands.add_parser("status", help="last ingest, queue, paused channels, next digests")
     status.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -261,6 +266,29 @@ def cmd_preview(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_spikes(settings: Settings, args: argparse.Namespace) -> int:
+    """What the spike scan would decide; nothing is recorded."""
+    from bot.settings import spike_settings
+    from digests.spikes import scan
+
+    app = _with_app(settings)
+    as_of = args.as_of or _now().date()
+    with app.session() as session:
+        decisions = scan(
+            session, app.catalog.topics, as_of=as_of, settings=spike_settings(settings), now=_now()
+        )
+    decisions.sort(key=lambda d: (not d.alert, d.q_value, -d.count))
+    shown = decisions if args.all else [d for d in decisions if d.alert or d.count]
+    if args.json:
+        print(json.dumps([d.to_json() for d in shown], indent=2, ensure_ascii=False))
+        return 0
+    alerts = sum(d.alert for d in decisions)
+    print(f"as of {as_of}: {alerts} of {len(decisions)} topics would alert")
+    for decision in shown:
+        print(f"{decision.name}: {decision.count} vs {decision.previous} — {decision.reason}")
+    return 0
+
+
 def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
     from digests.status import read_status
 
@@ -302,6 +330,7 @@ HANDLERS: dict[str, Callable[[Settings, argparse.Namespace], int]] = {
     "topics": cmd_topics,
     "momentum": cmd_momentum,
     "preview": cmd_preview,
+    "spikes": cmd_spikes,
     "status": cmd_status,
     "db": cmd_db,
 }

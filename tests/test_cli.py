@@ -6,14 +6,25 @@ import json
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from bot.cli import build_parser, main
 
-COMMANDS = ["demo", "run", "ingest", "backfill", "topics", "momentum", "preview", "status", "db"]
+COMMANDS = [
+    "demo",
+    "run",
+    "ingest",
+    "backfill",
+    "topics",
+    "momentum",
+    "preview",
+    "spikes",
+    "status",
+    "db",
+]
 
 
 def jsonl_line(arxiv_id: str, title: str, published: str, **extra) -> str:
@@ -163,3 +174,53 @@ def test_preview_prints_the_papers_of_the_followed_topic(env, tmp_path, capsys):
 def test_db_upgrade_reports_the_revision(env, capsys):
     assert main(["db", "upgrade"]) == 0
     assert "revision 0001" in capsys.readouterr().out
+
+
+def spike_file(path: Path, as_of: date) -> Path:
+    lines = []
+    for n in range(70):
+        day = as_of - timedelta(days=n % 28)
+        lines.append(
+            jsonl_line(
+                f"2609.{n:05d}", f"Reinforcement learning for LLM agents {n}", day.isoformat()
+            )
+        )
+    for n in range(29):
+        day = as_of - timedelta(days=28 + n % 28)
+        lines.append(
+            jsonl_line(
+                f"2608.{n:05d}", f"Reinforcement learning for LLM agents {n}", day.isoformat()
+            )
+        )
+    for n in range(2000):
+        paper = {
+            "id": f"2607.{n:05d}",
+            "title": f"Galaxy survey {n}",
+            "abstract": "Stars.",
+            "authors": ["V. Rubin"],
+            "categories": ["astro-ph.CO"],
+            "published": (as_of - timedelta(days=n % 56)).isoformat(),
+        }
+        lines.append(json.dumps(paper))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_spikes_shows_what_would_alert_and_why(env, tmp_path, capsys):
+    as_of = date(2026, 9, 28)
+    main(["ingest", "--file", str(spike_file(tmp_path / "spike.jsonl", as_of))])
+    capsys.readouterr()
+    assert main(["spikes", "--as-of", as_of.isoformat(), "--json"]) == 0
+    decisions = {d["slug"]: d for d in json.loads(capsys.readouterr().out)}
+    assert decisions["rl-for-llm-agents"]["alert"] is True
+    assert decisions["rl-for-llm-agents"]["reason"].startswith("alert:")
+    assert main(["spikes", "--as-of", as_of.isoformat()]) == 0
+    assert "RL for LLM Agents: 70 vs 29 — alert" in capsys.readouterr().out
+
+
+def test_status_summarises_the_store(env, papers_file, capsys):
+    main(["ingest", "--file", str(papers_file)])
+    capsys.readouterr()
+    assert main(["status"]) == 0
+    out = capsys.readouterr().out
+    assert "papers stored: 2" in out and "deliveries waiting: 0" in out
