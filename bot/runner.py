@@ -53,7 +53,6 @@ ANNOUNCEMENT = CronTrigger(
     day_of_week="mon-thu,sun", hour=20, minute=30, timezone="America/New_York"
 )
 LEASE_NAME = "scheduler"
-LEASE_TTL = timedelta(seconds=45)  # renewed every tick (≤ 15 s), so a takeover is within 60 s
 SHUTDOWN_SECONDS = 8.0
 
 
@@ -77,7 +76,13 @@ class Runtime:
             clock=self.clock,
             per_topic_cap=settings.digest_papers_per_topic,
         )
-        self.dispatcher = Dispatcher(app.session, {}, clock=self.clock, worker=self.name)
+        self.dispatcher = Dispatcher(
+            app.session,
+            {},
+            clock=self.clock,
+            worker=self.name,
+            lease=timedelta(seconds=settings.delivery_lease_seconds),
+        )
         self.services = BotServices(commands, self.dispatcher, app.session, self.clock)
         self.adapters = (
             adapters if adapters is not None else build_adapters(settings, self.services)
@@ -119,16 +124,22 @@ class Runtime:
             self.plan_alerts()
             await self.drain()
 
-    async def tick(self) -> None:
-        """Renew the lease; the leader plans the due digests; then drain what is stored."""
+    async def lead(self) -> None:
+        """Renew the scheduler lease; the holder plans the due digests. Quick, never sends."""
         async with self._tick_lock:
+            ttl = timedelta(seconds=self.app.settings.scheduler_lease_seconds)
             with self.app.session() as session:
                 self.is_leader = leases.try_acquire(
-                    session, LEASE_NAME, self.name, now=self.clock(), ttl=LEASE_TTL
+                    session, LEASE_NAME, self.name, now=self.clock(), ttl=ttl
                 )
+            self.metrics.is_leader.set(1 if self.is_leader else 0)
             if self.is_leader:
                 for kind in ("weekly", "daily"):
                     self.plan(kind)
+
+    async def tick(self) -> None:
+        """One scheduler round: lead (if this replica may), then send what is stored."""
+        await self.lead()
         await self.drain()
 
     def plan(self, kind: str) -> int:
@@ -255,13 +266,19 @@ class Runtime:
             coalesce=True,
             max_instances=1,
         )
+        every = IntervalTrigger(seconds=self.app.settings.scheduler_tick_seconds)
+        first = datetime.now(UTC)
+        # Separate jobs, so a long broadcast never delays renewing the lease.
         scheduler.add_job(
-            self.tick,
-            IntervalTrigger(seconds=15),
-            id="tick",
+            self.lead, every, id="lead", coalesce=True, max_instances=1, next_run_time=first
+        )
+        scheduler.add_job(
+            self.drain,
+            every,
+            id="drain",
             coalesce=True,
             max_instances=1,
-            next_run_time=datetime.now(UTC),
+            next_run_time=first + timedelta(seconds=1),
         )
         scheduler.add_job(
             self.housekeeping,
@@ -385,6 +402,8 @@ def run(settings: Settings, *, once: bool = False) -> int:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    # A drain still running when the next one is due is expected; don't warn about it.
+    logging.getLogger("apscheduler.scheduler").setLevel(logging.ERROR)
     app = build_app(settings)
     app.sync_catalog(now=datetime.now(UTC))
     try:

@@ -50,6 +50,12 @@ class Settings(BaseSettings):
     # This process's name among replicas (default: the host name). A restarted instance with the
     # same name resumes its unfinished deliveries at once; others wait for their lease to expire.
     instance_name: str | None = Field(default=None, max_length=64)
+    # The scheduler lease: one replica plans digests and alerts, renewing it every tick; if it
+    # dies another takes over once the lease expires (≤ lease + tick seconds).
+    scheduler_lease_seconds: float = Field(default=45.0, ge=2)
+    scheduler_tick_seconds: float = Field(default=15.0, ge=0.5)
+    # A delivery a dead process was sending is taken over after this many seconds.
+    delivery_lease_seconds: float = Field(default=60.0, ge=2)
 
     # Serve /healthz and /metrics on this port (off when unset).
     health_port: int | None = Field(default=None, ge=1, le=65535)
@@ -60,6 +66,9 @@ class Settings(BaseSettings):
     # When set, Telegram pushes updates to this public URL instead of being long-polled.
     telegram_webhook_url: str | None = None
     telegram_webhook_listen: str = "0.0.0.0:8443"
+    # Long-poll for updates when no webhook is set. Only one process per bot token may poll:
+    # set this to false on the other replicas (they still send).
+    telegram_polling: bool = True
 
     discord_token: SecretStr | None = None
     discord_api_url: str = "https://discord.com/api/v10"

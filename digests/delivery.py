@@ -87,6 +87,7 @@ class DrainReport:
     paused: int = 0
     removed: int = 0
     retried: int = 0
+    lost: int = 0  # claims taken over by another worker while this one stalled
 
 
 class Dispatcher:
@@ -104,6 +105,7 @@ class Dispatcher:
         max_attempts: int = 6,
         max_inline_wait: float = 120.0,
         backoff_base: float = 1.0,
+        lease: timedelta = timedelta(seconds=60),
     ) -> None:
         self.session_factory = session_factory
         self.senders = dict(senders)
@@ -114,6 +116,7 @@ class Dispatcher:
         self.max_attempts = max_attempts
         self.max_inline_wait = max_inline_wait
         self.backoff_base = backoff_base
+        self.lease = lease
         self.stopping = False
 
     async def drain(self) -> DrainReport:
@@ -133,6 +136,7 @@ class Dispatcher:
                         now=self.clock(),
                         worker=self.worker,
                         limit=1,
+                        lease=self.lease,
                     )
                 if not claimed:
                     return
@@ -180,11 +184,18 @@ class Dispatcher:
     ) -> tuple[str, Address]:
         """Send one part, retrying in place what may be retried.
 
-        Returns what happened (sent, refused, paused, removed, retried, failed) and the address
-        to use for the next part (it changes when the chat moved).
+        Returns what happened (sent, refused, paused, removed, retried, failed, lost) and the
+        address to use for the next part (it changes when the chat moved).
         """
         transient_failures = 0
         while True:
+            # Renew the claim right before sending: a replica that lost it (it stalled past the
+            # lease and another one took over) must not send the part a second time.
+            if not deliveries.renew_claim(
+                session, item.delivery_id, worker=self.worker, now=self.clock(), lease=self.lease
+            ):
+                log.warning("delivery %s was taken over by another worker", item.delivery_id)
+                return "lost", address
             try:
                 message_id = await sender.send(address, payload)
             except RetryLater as exc:
@@ -223,7 +234,12 @@ class Dispatcher:
                 deliveries.mark_part_failed(session, item.delivery_id, seq, error=str(exc))
                 return "refused", address
             deliveries.mark_part_sent(
-                session, item.delivery_id, seq, message_id=message_id, now=self.clock()
+                session,
+                item.delivery_id,
+                seq,
+                message_id=message_id,
+                now=self.clock(),
+                lease=self.lease,
             )
             return "sent", address
 

@@ -43,22 +43,28 @@ def paper(n: int, published: datetime) -> PaperRecord:
     )
 
 
-def seed(database_url: str, now: datetime) -> None:
-    """500 chats following one topic, each due five minutes ago; a week of tagged papers."""
+def add_chats(database_url: str, chats, *, now: datetime, seed_papers: bool = False) -> None:
+    """Private chats following one topic, each due five minutes ago; optionally a week of
+    tagged papers for their digest."""
     app = build_app(load_settings(database_url=database_url))
     app.sync_catalog(now=now)
     due = now - timedelta(minutes=5)
     with app.session() as session:
-        records = [paper(n, now - timedelta(days=2)) for n in range(1, 9)]
-        ingest_records(
-            session, records, tagger=app.tagger, catalog=app.catalog, now=now - timedelta(days=1)
-        )
+        if seed_papers:
+            records = [paper(n, now - timedelta(days=2)) for n in range(1, 9)]
+            ingest_records(
+                session,
+                records,
+                tagger=app.tagger,
+                catalog=app.catalog,
+                now=now - timedelta(days=1),
+            )
         topic_id = repo.topic_rows(session)["rl-for-llm-agents"].id
-        for n in range(CHATS):
+        for chat in chats:
             channel = channels.get_or_create_channel(
                 session,
                 platform="telegram",
-                chat_id=str(FIRST_CHAT + n),
+                chat_id=str(chat),
                 kind="private",
                 now=now - timedelta(days=8),
             )
@@ -105,7 +111,7 @@ async def wait_until(condition, timeout: float) -> bool:
 
 async def test_a_killed_broadcast_resumes_with_every_part_exactly_once(tmp_path, database_url):
     now = datetime.now(UTC)
-    seed(database_url, now)
+    add_chats(database_url, range(FIRST_CHAT, FIRST_CHAT + CHATS), now=now, seed_papers=True)
     async with FakeTelegram(flood=FloodLimits()) as telegram:
         for n in range(CHATS):
             telegram.add_chat(FIRST_CHAT + n, type="private")
@@ -128,7 +134,8 @@ async def test_a_killed_broadcast_resumes_with_every_part_exactly_once(tmp_path,
         at_kill = all_sent(telegram)
         second = start_bot(env, log)
         try:
-            deliveries, parts = stored_parts(database_url)
+            # In a thread: the fake server in this loop must keep answering meanwhile.
+            deliveries, parts = await asyncio.to_thread(stored_parts, database_url)
             assert deliveries == CHATS
             finished = await wait_until(lambda: chats_served(telegram) == CHATS, 120)
             assert finished, log.read_text()[-3000:]

@@ -305,8 +305,11 @@ class TelegramAdapter:
                 secret_token=self.webhook_secret(),
                 allowed_updates=ALLOWED_UPDATES,
             )
-        else:
+        elif self.settings.telegram_polling:
             await self.app.updater.start_polling(allowed_updates=ALLOWED_UPDATES)
+        else:  # a send-only replica: another one receives the updates
+            log.info("telegram: @%s sends only (TELEGRAM_POLLING=false)", self.app.bot.username)
+            return
         await self._register_commands()
         log.info("telegram: @%s is receiving updates", self.app.bot.username)
 

@@ -137,6 +137,20 @@ def mark_part_sent(
     session.commit()
 
 
+def renew_claim(
+    session: Session, delivery_id: int, *, worker: str, now: datetime, lease: timedelta
+) -> bool:
+    """Extend this worker's claim; False when another worker holds the delivery now."""
+    renewed = session.execute(
+        update(Delivery)
+        .where(Delivery.id == delivery_id, Delivery.claimed_by == worker)
+        .where(Delivery.status == "pending")
+        .values(lease_until=now + lease)
+    ).rowcount
+    session.commit()
+    return renewed > 0
+
+
 def release_claims(session: Session, *, worker: str) -> int:
     """On start: take back what this instance had claimed before it stopped or crashed."""
     result = session.execute(
