@@ -1,0 +1,602 @@
+"""Discord: slash commands in, digests out, through discord.py in the bot's own event loop.
+
+The adapter translates; the core decides. A slash command becomes a `Caller` (the channel or
+thread the command came from, its server, and whether the member may manage that channel)
+plus a command name and argument for `CommandService.handle`; its `Reply` is rendered by
+`discord_render`. Deliveries reach Discord through `DiscordSender`, which maps discord.py's
+errors onto the neutral `SendFailure` tree; the `Dispatcher` decides what each means.
+
+Answers: Discord drops an interaction that gets no answer within 3 seconds, so the core's
+work runs in a thread and the answer goes out directly when it is ready within
+`reply_budget`; otherwise the interaction is deferred (ephemeral) and the answer follows.
+Refusals, errors, bad input and read-only views are ephemeral. A successful change (follow,
+unfollow, schedule, alerts) is posted for the channel to see.
+
+DMs are personal subscriptions, like Telegram's private chats: the user owns the DM, so they
+may follow topics there. Roles exist only in servers, so `/alerts on` with a role is refused
+in a DM with an ephemeral answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import aiohttp
+import discord
+import yarl
+from discord import app_commands
+from sqlalchemy import select
+
+from bot.platforms.discord_render import render_alert, render_digest, render_reply
+from digests.commands import COMMANDS, FOLLOW_MODES, MAX_ARGUMENT, Caller, Reply
+from digests.delivery import (
+    Address,
+    ChatGone,
+    ChatUnavailable,
+    Rejected,
+    RetryLater,
+    SendFailure,
+    Transient,
+)
+from digests.schedule import WEEKDAYS, suggest_timezones
+from digests.store import channels
+from digests.store.models import Delivery
+
+if TYPE_CHECKING:
+    from bot.platforms.base import BotServices
+    from bot.settings import Settings
+    from digests.alerts import SpikeAlert
+    from digests.compose import Digest
+
+log = logging.getLogger(__name__)
+
+DEFAULT_API_URL = "https://discord.com/api/v10"
+DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg"
+NO_MENTIONS = discord.AllowedMentions.none()
+PRIVATE_VIEWS = frozenset({"following", "topics", "trending", "help", "digest"})
+CHOICES_LIMIT = 25  # Discord's maximum of autocomplete choices
+CHOICE_TEXT_LIMIT = 100  # characters of a choice's name and of a string choice's value
+UNKNOWN_CHANNEL = 10003
+FORBIDDEN_REASONS = {
+    50001: "missing access: the bot cannot see this channel",
+    50013: "missing permissions: the bot needs Send Messages and Embed Links here",
+    50007: "the user does not accept direct messages from the bot",
+}
+OOPS = "Something went wrong while answering; please try again in a moment."
+
+
+# --- sending ---------------------------------------------------------------------------------
+
+
+class RequestPace:
+    """Requests paced a little below Discord's global limit of 50 per second per bot.
+
+    discord.py learns per-route buckets from response headers but meets the global limit
+    only by running into 429s, and Cloudflare bans a bot that makes 10,000 invalid requests
+    (401, 403, 429) in 10 minutes. So every send first takes a turn here: at most `share` of
+    the limit starts in any `window` (a sliding window also satisfies Discord's, however it is
+    aligned), and starts are at least `gap` apart, so a backlog never leaves in one burst that
+    network jitter could push into a single window. Both count real start times: after the
+    event loop was busy, waiting requests go out spaced, not all at once.
+    """
+
+    def __init__(
+        self,
+        per_second: float = 50.0,
+        *,
+        share: float = 0.96,
+        window: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.limit = max(1, int(per_second * window * share))
+        self.window = window
+        self.gap = 0.75 / per_second
+        self.clock = clock
+        self._starts: collections.deque[float] = collections.deque()
+        self._turn = asyncio.Lock()  # waiters are served in the order they came
+
+    async def wait_turn(self) -> None:
+        async with self._turn:
+            while (delay := self._delay(self.clock())) > 0:
+                await asyncio.sleep(delay)
+            self._starts.append(self.clock())
+
+    def _delay(self, now: float) -> float:
+        while self._starts and self._starts[0] <= now - self.window:
+            self._starts.popleft()
+        if not self._starts:
+            return 0.0
+        delay = self._starts[-1] + self.gap - now
+        if len(self._starts) >= self.limit:
+            delay = max(delay, self._starts[0] + self.window - now)
+        return delay
+
+
+class DiscordSender:
+    """Sends one stored payload to a channel, thread or DM by id; raises `SendFailure`s."""
+
+    platform = "discord"
+
+    def __init__(self, client: discord.Client, *, pace: RequestPace | None = None) -> None:
+        self.client = client
+        self.pace = pace
+
+    async def send(self, address: Address, payload: dict) -> str:
+        if not address.chat_id.isdigit():
+            raise Rejected(f"not a Discord channel id: {address.chat_id[:40]!r}")
+        # A partial channel needs no cache and no fetch: one request per message.
+        channel = self.client.get_partial_messageable(int(address.chat_id))
+        embeds = [discord.Embed.from_dict(embed) for embed in payload.get("embeds") or []]
+        if self.pace is not None:
+            await self.pace.wait_turn()
+        try:
+            message = await channel.send(
+                content=payload.get("content"),
+                embeds=embeds,
+                allowed_mentions=allowed_mentions(payload),
+            )
+        except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as error:
+            raise send_failure(error) from error
+        return str(message.id)
+
+
+def allowed_mentions(payload: dict) -> discord.AllowedMentions:
+    """Nobody, or only the role an admin chose for spike alerts."""
+    role_id = str(payload.get("mention_role_id") or "")
+    if role_id.isdigit():
+        return discord.AllowedMentions(
+            everyone=False, users=False, replied_user=False, roles=[discord.Object(int(role_id))]
+        )
+    return NO_MENTIONS
+
+
+def send_failure(error: BaseException) -> SendFailure:
+    """discord.py's error as what it means for a delivery."""
+    if isinstance(error, discord.Forbidden):
+        reason = FORBIDDEN_REASONS.get(error.code, f"forbidden ({error.code}: {error.text[:100]})")
+        return ChatUnavailable(reason)
+    if isinstance(error, discord.NotFound):
+        if error.code == UNKNOWN_CHANNEL:
+            return ChatGone("unknown channel: it was deleted")
+        # Any other 404 (a wrong DISCORD_API_URL, say) must never delete channels.
+        return Transient(f"not found ({error.code}: {error.text[:100]})")
+    if isinstance(error, discord.RateLimited):
+        return RetryLater(error.retry_after)
+    if isinstance(error, discord.HTTPException):
+        if error.status == 429:  # discord.py gave up after five 429s in a row
+            return RetryLater(_retry_after(error))
+        if error.status >= 500 or error.status == 401:
+            return Transient(f"Discord answered {error.status}: {error.text[:100]}")
+        return Rejected(f"Discord refused the message ({error.code}): {error.text[:200]}")
+    if isinstance(error, aiohttp.ClientError | OSError | TimeoutError):
+        return Transient(f"network: {error!r}"[:200])
+    return Transient(f"unexpected: {error!r}"[:200])
+
+
+def _retry_after(error: discord.HTTPException) -> float:
+    """Seconds to wait after a 429 discord.py gave up on; a 429 without headers waits 5 s."""
+    headers = getattr(error.response, "headers", None) or {}
+    for name in ("X-RateLimit-Reset-After", "Retry-After"):
+        try:
+            return float(headers.get(name, ""))
+        except ValueError:
+            continue
+    return 5.0
+
+
+# --- the client and its commands -------------------------------------------------------------
+
+
+class DigestClient(discord.Client):
+    """A gateway client that keeps only guilds and channels: the bot reads no messages."""
+
+    def __init__(self, adapter: DiscordAdapter, *, guild_ready_timeout: float) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True  # channel names and permissions; interactions need no intent
+        super().__init__(
+            intents=intents,
+            allowed_mentions=NO_MENTIONS,
+            max_messages=None,
+            member_cache_flags=discord.MemberCacheFlags.none(),
+            chunk_guilds_at_startup=False,
+            guild_ready_timeout=guild_ready_timeout,
+        )
+        self.adapter = adapter
+        self.tree = DigestTree(self)
+        for command in SLASH_COMMANDS:
+            self.tree.add_command(command)
+
+
+class DigestTree(app_commands.CommandTree):
+    async def on_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        log.error("/%s failed", getattr(interaction.command, "name", "?"), exc_info=error)
+        await answer_privately(interaction, OOPS)
+
+
+async def answer_privately(interaction: discord.Interaction, text: str) -> None:
+    """An ephemeral answer: the first response, or a followup once the first went out."""
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        else:
+            await interaction.response.send_message(
+                text, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+    except discord.HTTPException:
+        log.warning("could not answer interaction %s", interaction.id, exc_info=True)
+
+
+def adapter_of(interaction: discord.Interaction) -> DiscordAdapter:
+    return interaction.client.adapter  # type: ignore[attr-defined]
+
+
+def caller_of(interaction: discord.Interaction) -> Caller:
+    """Who typed the command, and where: threads and forum posts are channels of their own."""
+    in_dm = interaction.guild_id is None
+    return Caller(
+        platform="discord",
+        chat_id=str(interaction.channel_id),
+        user_id=str(interaction.user.id),
+        chat_kind="dm" if in_dm else "group",
+        chat_title=str(getattr(interaction.channel, "name", None) or ""),
+        guild_id="" if in_dm else str(interaction.guild_id),
+        # The user owns their DM with the bot; in a server, the member's resolved permission.
+        can_manage=isinstance(interaction.channel, discord.DMChannel)
+        or interaction.permissions.manage_channels,
+    )
+
+
+def missing_post_permissions(interaction: discord.Interaction) -> list[str]:
+    """What the bot lacks to post digests where the command came from (servers only)."""
+    if interaction.guild_id is None:
+        return []
+    have = interaction.app_permissions
+    in_thread = isinstance(interaction.channel, discord.Thread)
+    needed = {
+        "View Channel": have.view_channel,
+        "Send Messages in Threads" if in_thread else "Send Messages": (
+            have.send_messages_in_threads if in_thread else have.send_messages
+        ),
+        "Embed Links": have.embed_links,
+    }
+    return [name for name, granted in needed.items() if not granted]
+
+
+TopicText = app_commands.Range[str, 1, MAX_ARGUMENT]
+
+
+def slash(name: str, *, for_managers: bool = False) -> Callable[[Any], app_commands.Command]:
+    """A top-level slash command for servers and the bot's DMs (not group DMs).
+
+    `for_managers` sends Discord the hint to show it only to members with Manage Channels;
+    the core enforces it either way, since server admins may override the hint.
+    """
+
+    def decorate(callback: Any) -> app_commands.Command:
+        command = app_commands.command(name=name, description=COMMANDS[name].split(":")[0])(
+            callback
+        )
+        if for_managers:
+            command = app_commands.default_permissions(manage_channels=True)(command)
+        command = app_commands.allowed_contexts(guilds=True, dms=True, private_channels=False)(
+            command
+        )
+        return app_commands.allowed_installs(guilds=True, users=False)(command)
+
+    return decorate
+
+
+@slash("follow", for_managers=True)
+@app_commands.describe(
+    topic="Start typing: matching topics are offered",
+    how_often="weekly digest (the default), daily, or instant after each arXiv update",
+)
+@app_commands.choices(how_often=[app_commands.Choice(name=m, value=m) for m in FOLLOW_MODES])
+async def follow(
+    interaction: discord.Interaction, topic: TopicText, how_often: str | None = None
+) -> None:
+    argument = f"{topic} {how_often}" if how_often else topic
+    await adapter_of(interaction).run(interaction, "follow", argument)
+
+
+@slash("unfollow", for_managers=True)
+@app_commands.describe(topic="One of the topics this channel follows")
+async def unfollow(interaction: discord.Interaction, topic: TopicText) -> None:
+    await adapter_of(interaction).run(interaction, "unfollow", topic)
+
+
+@slash("following")
+async def following(interaction: discord.Interaction) -> None:
+    await adapter_of(interaction).run(interaction, "following")
+
+
+@slash("topics")
+@app_commands.describe(query="Words to search for, e.g. memory")
+async def topics(interaction: discord.Interaction, query: TopicText = "") -> None:
+    await adapter_of(interaction).run(interaction, "topics", query)
+
+
+@slash("trending")
+async def trending(interaction: discord.Interaction) -> None:
+    await adapter_of(interaction).run(interaction, "trending")
+
+
+@slash("digest")
+async def digest(interaction: discord.Interaction) -> None:
+    await adapter_of(interaction).send_digest(interaction)
+
+
+@slash("schedule", for_managers=True)
+@app_commands.describe(
+    weekday="The day the digest comes",
+    time="Local time of day, HH:MM (24 hours)",
+    timezone="An IANA timezone such as Europe/Berlin; start typing",
+)
+@app_commands.choices(weekday=[app_commands.Choice(name=d.title(), value=d) for d in WEEKDAYS])
+async def schedule(
+    interaction: discord.Interaction,
+    weekday: str,
+    time: app_commands.Range[str, 1, 20],
+    timezone: app_commands.Range[str, 1, 64],
+) -> None:
+    # IANA names never contain spaces; "New York" means "New_York".
+    zone = "_".join(timezone.split())
+    await adapter_of(interaction).run(interaction, "schedule", f"{weekday} {time} {zone}")
+
+
+@slash("alerts", for_managers=True)
+@app_commands.describe(state="on or off", role="A role to mention when a topic spikes")
+@app_commands.choices(state=[app_commands.Choice(name=s, value=s) for s in ("on", "off")])
+async def alerts(
+    interaction: discord.Interaction, state: str, role: discord.Role | None = None
+) -> None:
+    adapter = adapter_of(interaction)
+    if role is None:
+        await adapter.run(interaction, "alerts", state)
+    elif interaction.guild_id is None:
+        await answer_privately(
+            interaction, "Roles exist only in servers; say /alerts on without a role here."
+        )
+    elif role.id == interaction.guild_id:
+        await answer_privately(
+            interaction, "Pick a role other than @everyone; nothing was changed."
+        )
+    else:
+        await adapter.run(interaction, "alerts", f"{state} {role.id}")
+
+
+@slash("help")
+async def help_command(interaction: discord.Interaction) -> None:
+    await adapter_of(interaction).run(interaction, "help")
+
+
+@follow.autocomplete("topic")
+async def _catalog_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    return adapter_of(interaction).topic_choices(current)
+
+
+@unfollow.autocomplete("topic")
+async def _followed_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    return await adapter_of(interaction).followed_choices(interaction, current)
+
+
+@schedule.autocomplete("timezone")
+async def _timezone_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    return [choice(zone, zone) for zone in suggest_timezones(current, limit=CHOICES_LIMIT)]
+
+
+SLASH_COMMANDS = (
+    follow,
+    unfollow,
+    following,
+    topics,
+    trending,
+    digest,
+    schedule,
+    alerts,
+    help_command,
+)
+
+
+def choice(label: str, value: str) -> app_commands.Choice[str]:
+    return app_commands.Choice(name=label[:CHOICE_TEXT_LIMIT], value=value[:CHOICE_TEXT_LIMIT])
+
+
+# --- the adapter -----------------------------------------------------------------------------
+
+
+class DiscordAdapter:
+    """Discord as a digestbot platform: `start()` logs in, syncs commands and serves them."""
+
+    platform = "discord"
+
+    def __init__(
+        self,
+        settings: Settings,
+        services: BotServices,
+        *,
+        reply_budget: float = 1.5,
+        ready_timeout: float = 60.0,
+        guild_ready_timeout: float = 2.0,
+        pace: RequestPace | None = None,
+    ) -> None:
+        if settings.discord_token is None:
+            raise ValueError("DISCORD_TOKEN is not set")
+        self.settings = settings
+        self.services = services
+        self.reply_budget = reply_budget
+        self.ready_timeout = ready_timeout
+        self.client = DigestClient(self, guild_ready_timeout=guild_ready_timeout)
+        self.sender = DiscordSender(self.client, pace=pace or RequestPace())
+        self._connection: asyncio.Task[None] | None = None
+
+    def render_digest(self, digest: Digest, *, title: str) -> list[dict]:
+        return render_digest(digest, title=title)
+
+    def render_alert(self, alert: SpikeAlert, *, mention_role_id: str = "") -> list[dict]:
+        """A spike alert; `mention_role_id` is the channel's `alert_role_id`, pinged alone."""
+        return render_alert(alert, mention_role_id=mention_role_id)
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Log in, connect the gateway in the background, wait for READY, sync commands."""
+        point_discord_py(self.settings.discord_api_url, self.settings.discord_gateway_url)
+        try:
+            await self.client.login(self.settings.discord_token.get_secret_value())
+        except BaseException:
+            await self.client.close()  # the HTTP session is open even when the token is wrong
+            raise
+        self._connection = asyncio.create_task(self.client.connect(), name="discord-gateway")
+        ready = asyncio.create_task(self.client.wait_until_ready())
+        done, _ = await asyncio.wait(
+            {self._connection, ready},
+            timeout=self.ready_timeout,
+            return_when=asyncio.FIRST_COMPLETED,
+        )
+        if ready not in done:
+            ready.cancel()
+            failure = self._connection.exception() if self._connection in done else None
+            await self.stop()
+            if failure is not None:
+                raise failure
+            raise TimeoutError(f"Discord gateway not ready after {self.ready_timeout:.0f} s")
+        await self.sync_commands()
+
+    async def stop(self) -> None:
+        await self.client.close()
+        if self._connection is not None:
+            await asyncio.gather(self._connection, return_exceptions=True)
+            self._connection = None
+
+    async def sync_commands(self) -> None:
+        """Globally (Discord may take a while to show them), and at once to the dev server."""
+        tree = self.client.tree
+        try:
+            await tree.sync()
+        except discord.HTTPException:
+            log.exception("could not sync slash commands globally")
+        if self.settings.discord_dev_guild is not None:
+            guild = discord.Object(self.settings.discord_dev_guild)
+            tree.copy_global_to(guild=guild)
+            try:
+                await tree.sync(guild=guild)
+            except discord.HTTPException:
+                log.exception("could not sync slash commands to DISCORD_DEV_GUILD %s", guild.id)
+
+    # --- commands ----------------------------------------------------------------------------
+
+    async def run(self, interaction: discord.Interaction, command: str, argument: str = "") -> None:
+        """Run a core command for this interaction and answer it."""
+        caller = caller_of(interaction)
+        reply = await self.handle_in_time(interaction, caller, command, argument)
+        if command == "follow" and reply.ok and (missing := missing_post_permissions(interaction)):
+            reply.notes.append(f"I can't post digests here yet: I need {', '.join(missing)}.")
+        await self.answer(interaction, command, reply)
+
+    async def handle_in_time(
+        self, interaction: discord.Interaction, caller: Caller, command: str, argument: str
+    ) -> Reply:
+        """The core's reply; the interaction is deferred when the core is slow to give it."""
+        handle = self.services.commands.handle
+        work = asyncio.ensure_future(asyncio.to_thread(handle, caller, command, argument))
+        try:
+            return await asyncio.wait_for(asyncio.shield(work), self.reply_budget)
+        except TimeoutError:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            return await work
+
+    async def answer(self, interaction: discord.Interaction, command: str, reply: Reply) -> None:
+        content, embeds = render_reply(reply)
+        private = reply.private or not reply.ok or command in PRIVATE_VIEWS
+        send = {"embeds": embeds, "allowed_mentions": NO_MENTIONS}
+        if not interaction.response.is_done():
+            await interaction.response.send_message(content, ephemeral=private, **send)
+        elif private:
+            await interaction.followup.send(content, ephemeral=True, **send)
+        else:
+            # The deferred answer is ephemeral; the change itself is news for the channel.
+            await interaction.followup.send("Done.", ephemeral=True)
+            await interaction.followup.send(content, **send)
+
+    async def send_digest(self, interaction: discord.Interaction) -> None:
+        """/digest: an ephemeral "sending…", the digest posted to the channel, then the outcome."""
+        caller = caller_of(interaction)
+        reply = await self.handle_in_time(interaction, caller, "digest", "")
+        if reply.digest is None or not reply.ok:
+            await self.answer(interaction, "digest", reply)
+            return
+        await answer_privately(interaction, "Sending this channel's digest…")
+        stored = await self.services.send_digest_now(caller, reply, self)
+        outcome = await asyncio.to_thread(self.manual_delivery_outcome, caller)
+        if outcome == "sent":
+            text = f"{reply.text} Posted in {stored} message{'s' if stored != 1 else ''}."
+        elif outcome.startswith("paused: "):
+            text = (
+                f"I could not post here: {outcome.removeprefix('paused: ')}. Digests to this "
+                "channel are paused until that is fixed; any command here resumes them."
+            )
+        else:
+            text = "Discord did not take the digest yet; I will keep trying."
+        await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+
+    def manual_delivery_outcome(self, caller: Caller) -> str:
+        """What /digest achieved: "sent", "paused: REASON", or the delivery's status."""
+        with self.services.session_factory() as session:
+            channel = channels.find_channel(session, self.platform, caller.chat_id)
+            if channel is None:
+                return "gone"
+            if channel.paused_reason:
+                return f"paused: {channel.paused_reason}"
+            status = session.execute(
+                select(Delivery.status)
+                .where(Delivery.channel_id == channel.id, Delivery.kind == "manual")
+                .order_by(Delivery.id.desc())
+                .limit(1)
+            ).scalar_one_or_none()
+            return status or "none"
+
+    def topic_choices(self, current: str) -> list[app_commands.Choice[str]]:
+        found = self.services.commands.complete_topics(current, limit=CHOICES_LIMIT)
+        return [choice(c.label, c.value) for c in found]
+
+    async def followed_choices(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        complete = self.services.commands.complete_followed
+        caller = caller_of(interaction)
+        try:
+            found = await asyncio.wait_for(
+                asyncio.to_thread(complete, caller, current, CHOICES_LIMIT), self.reply_budget
+            )
+        except TimeoutError:
+            return []  # better an empty list than an autocomplete Discord gave up on
+        return [choice(c.label, c.value) for c in found]
+
+
+def point_discord_py(api_url: str, gateway_url: str) -> None:
+    """Send discord.py's REST and gateway traffic to these URLs (they are process-wide)."""
+    if api_url.rstrip("/") != DEFAULT_API_URL:
+        discord.http.Route.BASE = api_url.rstrip("/")
+    if gateway_url.rstrip("/") != DEFAULT_GATEWAY_URL:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url.rstrip("/"))
+
+
+def build_discord(settings: Settings, services: BotServices) -> DiscordAdapter | None:
+    """The Discord adapter, or None when no DISCORD_TOKEN is configured."""
+    if settings.discord_token is None or not settings.discord_token.get_secret_value().strip():
+        return None
+    return DiscordAdapter(settings, services)

@@ -1,0 +1,555 @@
+"""The Discord adapter, end to end: the real discord.py client against the fake Discord.
+
+Each test starts a fresh fake (REST + gateway on 127.0.0.1), SQLite store and adapter. The fake
+runs Discord's rate limits 50 times faster and drops any interaction not answered within 3 s,
+as Discord does. Every wait is bounded; every interaction a test sends is checked, when the
+test ends, to have received exactly one initial response.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+from sqlalchemy import Engine, select
+from sqlmodel import Session
+
+from bot.platforms.base import BotServices
+from bot.platforms.discord import DiscordAdapter, RequestPace, build_discord
+from bot.platforms.discord_render import (
+    DESCRIPTION_LIMIT,
+    FIELD_NAME_LIMIT,
+    FIELD_VALUE_LIMIT,
+    FIELDS_LIMIT,
+    MESSAGE_EMBED_CHARS,
+    MESSAGE_EMBEDS,
+    TITLE_LIMIT,
+)
+from bot.settings import Settings
+from digests.catalog import Catalog
+from digests.commands import COMMANDS, CommandService
+from digests.delivery import Address, Dispatcher, DrainReport
+from digests.ingest import ingest_records, sync_catalog
+from digests.papers import PaperRecord
+from digests.store import channels, deliveries
+from digests.store.engine import open_engine, upgrade_schema
+from digests.store.models import Channel, Delivery, Follow
+from digests.tagger import Tagger
+from tests.fakes.discord_gateway import MANAGE_CHANNELS, channel_payload
+from tests.fakes.discord_server import (
+    DIGESTS_ID,
+    GENERAL_ID,
+    GUILD_ID,
+    MEMBER_ID,
+    MOD_ROLE_ID,
+    MODERATOR_ID,
+    STAFF_ID,
+    FakeDiscord,
+    RateLimits,
+    running_fake_discord,
+)
+from tests.test_discord_render import spike
+
+NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
+WAIT = 5.0  # seconds for any awaited event
+EPHEMERAL = 1 << 6
+RL = "rl-for-llm-agents"
+HOSTILE = "@everyone <@&123> **bold** [x](http://evil)"
+FAST = RateLimits().scaled(0.02)
+DEFAULT_SCHEDULE = (0, "09:00", "UTC")
+FIRST_EXTRA_CHANNEL = 1_300_000_000_000_000_000  # Mondays at 09:00 UTC
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return Catalog.load()
+
+
+@pytest.fixture
+def engine(sqlite_url: str) -> Engine:
+    engine = open_engine(sqlite_url)
+    upgrade_schema(engine)
+    yield engine
+    engine.dispose()
+
+
+def advancing_clock() -> Callable[[], datetime]:
+    """NOW, moving on in real time (manual digests are keyed by the time they are asked)."""
+    started = time.monotonic()
+    return lambda: NOW + timedelta(seconds=time.monotonic() - started)
+
+
+class SlowCommands(CommandService):
+    """The real core behind a slow database."""
+
+    delay = 0.5
+
+    def handle(self, *args: Any, **kwargs: Any):
+        time.sleep(self.delay)
+        return super().handle(*args, **kwargs)
+
+
+class BrokenCommands(CommandService):
+    def handle(self, *args: Any, **kwargs: Any):
+        raise RuntimeError("the database is gone")
+
+
+@dataclass
+class Bot:
+    fake: FakeDiscord
+    adapter: DiscordAdapter
+    services: BotServices
+    engine: Engine
+    sent: list[dict] = field(default_factory=list)  # every interaction this test dispatched
+
+    def session(self) -> Session:
+        return Session(self.engine, expire_on_commit=False)
+
+    def channel(self, chat_id: int) -> Channel | None:
+        with self.session() as session:
+            return channels.find_channel(session, "discord", str(chat_id))
+
+    def schedule(self, chat_id: int) -> tuple[int, str, str]:
+        """The channel's digest clock; an unknown channel has the default one."""
+        channel = self.channel(chat_id) or Channel(platform="discord", chat_id=str(chat_id))
+        return channel.digest_weekday, channel.digest_time, channel.timezone
+
+    def follows(self, chat_id: int) -> list[str]:
+        channel = self.channel(chat_id)
+        with self.session() as session:
+            return channels.followed_slugs(session, channel.id) if channel else []
+
+    async def dispatch(self, payload: dict) -> dict:
+        self.sent.append(payload)
+        await self.fake.dispatch("INTERACTION_CREATE", payload)
+        return payload
+
+    async def command(self, name: str, options: dict | None = None, **where: Any) -> dict:
+        """Invoke `/name` and return its first answer: the callback, or the deferred followup."""
+        payload = await self.dispatch(self.fake.slash_command(name, options, **where))
+        callback = await self.fake.wait_for_response(payload["id"], "callback", timeout=WAIT)
+        if callback["type"] == 5:
+            followup = await self.fake.wait_for_response(payload["id"], "followup", timeout=WAIT)
+            return {"content": followup["message"]["content"], "flags": EPHEMERAL}
+        return callback["data"] | {"flags": callback["data"].get("flags") or 0}
+
+    async def follow(self, topic: str = RL, channel_id: int = GENERAL_ID) -> dict:
+        return await self.command("follow", {"topic": topic}, channel_id=channel_id)
+
+    async def choices(self, name: str, focused: str, options: dict, **where: Any) -> list[dict]:
+        payload = await self.dispatch(self.fake.autocomplete(name, focused, options, **where))
+        callback = await self.fake.wait_for_response(payload["id"], "callback", timeout=WAIT)
+        assert callback["type"] == 8
+        return callback["data"]["choices"]
+
+    async def deliver_weekly(self, chat_id: int) -> DrainReport:
+        """What the scheduler does on the channel's weekday: store the digest, then drain."""
+        with self.session() as session:
+            channel = channels.find_channel(session, "discord", str(chat_id))
+            digest = self.services.commands.digest_for(session, channel.id, now=NOW)
+            deliveries.enqueue(
+                session,
+                channel_id=channel.id,
+                kind="weekly",
+                period_key="2026-W40",
+                parts=self.adapter.render_digest(digest, title="Weekly digest"),
+                now=self.services.clock(),
+            )
+            session.commit()
+        return await self.services.dispatcher.drain()
+
+    def assert_every_interaction_answered_once(self) -> None:
+        for payload in self.sent:
+            kinds = [r["kind"] for r in self.fake.interaction_responses(payload["id"])]
+            assert kinds.count("callback") == 1, (payload["data"]["name"], kinds)
+
+
+async def start_adapter(
+    fake: FakeDiscord,
+    engine: Engine,
+    catalog: Catalog,
+    *,
+    commands_class: type[CommandService] = CommandService,
+    **settings: Any,
+) -> tuple[DiscordAdapter, BotServices]:
+    clock = advancing_clock()
+
+    def session_factory() -> Session:
+        return Session(engine, expire_on_commit=False)
+
+    commands = commands_class(session_factory, catalog, clock=clock, per_topic_cap=60)
+    dispatcher = Dispatcher(session_factory, {}, clock=clock, sleep=asyncio.sleep)
+    services = BotServices(commands, dispatcher, session_factory, clock)
+    config = Settings(
+        _env_file=None,
+        discord_token=SecretStr(fake.token),
+        discord_api_url=fake.api_url,
+        discord_gateway_url=fake.gateway_url,
+        **settings,
+    )
+    adapter = DiscordAdapter(config, services, guild_ready_timeout=0.05)
+    dispatcher.senders[adapter.platform] = adapter.sender
+    await asyncio.wait_for(adapter.start(), WAIT)
+    return adapter, services
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    async with running_fake_discord(rate_limits=FAST) as fake:
+        yield fake
+
+
+@pytest.fixture
+async def bot(fake: FakeDiscord, engine: Engine, catalog: Catalog) -> AsyncIterator[Bot]:
+    adapter, services = await start_adapter(fake, engine, catalog)
+    bot = Bot(fake, adapter, services, engine)
+    try:
+        yield bot
+        bot.assert_every_interaction_answered_once()
+        assert fake.unhandled == []
+    finally:
+        await asyncio.wait_for(adapter.stop(), WAIT)
+
+
+def seed_papers(engine: Engine, catalog: Catalog, count: int = 60) -> None:
+    """`count` papers on RL for LLM Agents, first among them a hostile and a 10 kB title."""
+    titles = [HOSTILE, "Long " * 2_000] + [f"Agent study number {n}" for n in range(count - 2)]
+    records = [
+        PaperRecord(
+            arxiv_id=f"2609.{n:05d}",
+            version=1,
+            title=title,
+            abstract=f"We train agents with reinforcement learning, study {n}. " * 4,
+            authors=("Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"),
+            categories=("cs.LG", "cs.AI"),
+            published=NOW - timedelta(days=1 + n % 5),
+            upstream_topics=("RL for LLM Agents",),
+        )
+        for n, title in enumerate(titles)
+    ]
+    tagger = Tagger(catalog)
+    with Session(engine) as session:
+        sync_catalog(session, catalog=catalog, tagger=tagger, now=NOW)
+        ingest_records(session, records, tagger=tagger, catalog=catalog, now=NOW)
+        session.commit()
+
+
+def is_private(answer: dict) -> bool:
+    return bool(answer["flags"] & EPHEMERAL)
+
+
+def assert_within_discord_limits(message: dict) -> None:
+    embeds = message["embeds"]
+    assert len(message["content"]) <= 2000 and len(embeds) <= MESSAGE_EMBEDS
+    total = 0
+    for embed in embeds:
+        fields = embed.get("fields") or []
+        assert len(embed.get("title") or "") <= TITLE_LIMIT
+        assert len(embed.get("description") or "") <= DESCRIPTION_LIMIT
+        assert len(fields) <= FIELDS_LIMIT
+        assert all(len(f["name"]) <= FIELD_NAME_LIMIT for f in fields)
+        assert all(len(f["value"]) <= FIELD_VALUE_LIMIT for f in fields)
+        total += len(embed.get("title") or "") + len(embed.get("description") or "")
+        total += sum(len(f["name"]) + len(f["value"]) for f in fields)
+        total += len((embed.get("footer") or {}).get("text") or "")
+    assert total <= MESSAGE_EMBED_CHARS
+
+
+# --- following -------------------------------------------------------------------------------
+
+
+async def test_follow_offers_matching_topics_then_follows_the_chosen_one(bot: Bot) -> None:
+    offered = await bot.choices("follow", "topic", {"topic": "rl for ll"})
+    assert 0 < len(offered) <= 25 and offered[0]["name"] == "RL for LLM Agents"
+
+    answer = await bot.follow(offered[0]["value"])
+    assert answer["content"].startswith("Following RL for LLM Agents.")
+    assert not is_private(answer)  # the channel sees what it now follows
+    assert bot.follows(GENERAL_ID) == [RL]
+
+
+async def test_follow_can_ask_for_papers_daily(bot: Bot) -> None:
+    answer = await bot.command("follow", {"topic": RL, "how_often": "daily"})
+    assert answer["content"].startswith("Following RL for LLM Agents. New papers come daily")
+    with bot.session() as session:
+        assert session.execute(select(Follow.mode)).scalar_one() == "daily"
+
+
+async def test_unfollow_offers_only_what_this_channel_follows(bot: Bot) -> None:
+    await bot.follow(RL)
+    await bot.follow("agentic-rl")
+    await bot.follow("diffusion-models", channel_id=DIGESTS_ID)
+    offered = await bot.choices("unfollow", "topic", {"topic": ""})
+    assert sorted(choice["value"] for choice in offered) == ["agentic-rl", RL]
+
+    answer = await bot.command("unfollow", {"topic": "agentic-rl"})
+    assert answer["content"].startswith("Stopped following Agentic RL")
+    assert bot.follows(GENERAL_ID) == [RL]
+
+
+async def test_a_member_without_manage_channels_is_refused_and_nothing_changes(bot: Bot) -> None:
+    answer = await bot.command("follow", {"topic": RL}, user_id=MEMBER_ID)
+    assert is_private(answer) and "members who can manage this channel" in answer["content"]
+    assert bot.follows(GENERAL_ID) == []
+
+    friday = {"weekday": "friday", "time": "08:00", "timezone": "UTC"}
+    changed = await bot.command("schedule", friday, user_id=MEMBER_ID)
+    assert is_private(changed) and bot.schedule(GENERAL_ID) == DEFAULT_SCHEDULE
+
+    allowed = await bot.command("follow", {"topic": RL}, user_id=MODERATOR_ID)
+    assert allowed["content"].startswith("Following") and bot.follows(GENERAL_ID) == [RL]
+    view = await bot.command("following", user_id=MEMBER_ID)  # reading is open to everyone
+    assert "RL for LLM Agents" in view["content"] and is_private(view)
+
+
+@pytest.mark.parametrize(
+    "typed", ["zzzz", "x" * 10_000, "🚀🔥🧠", "تعلم معزز للوكلاء", "@everyone"]
+)
+async def test_anything_typed_gets_a_clear_private_answer_and_changes_nothing(
+    bot: Bot, typed: str
+) -> None:
+    answer = await bot.follow(typed)
+    assert is_private(answer) and answer["content"]
+    assert "@everyone" not in answer["content"]  # echoed input is defused
+    rescheduled = await bot.command(
+        "schedule", {"weekday": typed, "time": "08:00", "timezone": typed}
+    )
+    assert is_private(rescheduled) and rescheduled["content"]
+    assert bot.follows(GENERAL_ID) == [] and bot.schedule(GENERAL_ID) == DEFAULT_SCHEDULE
+
+
+async def test_an_unknown_timezone_is_refused_with_the_closest_names(bot: Bot) -> None:
+    offered = await bot.choices("schedule", "timezone", {"weekday": "friday", "timezone": "berl"})
+    assert offered[0]["value"] == "Europe/Berlin" and len(offered) <= 25
+
+    typo = {"weekday": "friday", "time": "08:30", "timezone": "Europe/Berlinn"}
+    refused = await bot.command("schedule", typo)
+    assert is_private(refused) and "Europe/Berlin" in refused["content"]
+    assert bot.schedule(GENERAL_ID) == DEFAULT_SCHEDULE
+
+    good = await bot.command("schedule", typo | {"timezone": "europe/berlin"})
+    assert not is_private(good) and "Fridays at 08:30 (Europe/Berlin)" in good["content"]
+
+
+# --- digests ---------------------------------------------------------------------------------
+
+
+async def test_a_digest_arrives_split_within_every_limit_and_pings_nobody(
+    bot: Bot, engine: Engine, catalog: Catalog
+) -> None:
+    seed_papers(engine, catalog)
+    await bot.follow(RL)
+    payload = await bot.dispatch(bot.fake.slash_command("digest"))
+    first = await bot.fake.wait_for_response(payload["id"], "callback", timeout=WAIT)
+    assert first["data"]["flags"] == EPHEMERAL and "Sending" in first["data"]["content"]
+    done = await bot.fake.wait_for_response(payload["id"], "followup", timeout=3 * WAIT)
+    assert "Posted in" in done["message"]["content"]
+
+    messages = [m for m in bot.fake.messages(GENERAL_ID) if m["type"] == 0]
+    assert len(messages) >= 2  # 60 papers do not fit one message
+    for message in messages:
+        assert_within_discord_limits(message)
+        assert message["allowed_mentions"] == {"parse": []}
+    text = "\n".join(e["description"] for m in messages for e in m["embeds"])
+    assert len(re.findall(r"^\*\*\d+\. \[", text, re.M)) == 60  # every paper, none cut
+    assert "(continued)" in messages[1]["embeds"][0]["title"]
+    assert "@everyone" not in text and "<@&123>" not in text
+    assert "](http://evil)" not in text and "[x]" not in text
+    assert "Long Long" in text and "Long " * 200 not in text
+
+
+async def test_a_channel_the_bot_cannot_post_in_is_paused_and_the_server_is_told(
+    bot: Bot, engine: Engine, catalog: Catalog
+) -> None:
+    seed_papers(engine, catalog, count=5)
+    await bot.follow(RL, channel_id=DIGESTS_ID)
+    bot.fake.forbid(DIGESTS_ID)
+    report = await bot.deliver_weekly(DIGESTS_ID)
+    assert report.paused == 1
+    assert bot.channel(DIGESTS_ID).paused_reason.startswith("missing access")
+    assert bot.follows(DIGESTS_ID) == [RL]  # follows are kept for when access returns
+
+    answer = await bot.command("following")  # any command, anywhere in the server
+    assert "Digests to #digests are paused: missing access" in answer["content"]
+
+
+async def test_follow_warns_when_the_bot_cannot_post_there(bot: Bot) -> None:
+    answer = await bot.follow(RL, channel_id=STAFF_ID)
+    assert answer["content"].startswith("Following")
+    assert "I can't post digests here yet: I need View Channel" in answer["content"]
+
+
+async def test_a_deleted_channel_is_forgotten_with_its_follows(
+    bot: Bot, engine: Engine, catalog: Catalog
+) -> None:
+    seed_papers(engine, catalog, count=5)
+    await bot.follow(RL, channel_id=DIGESTS_ID)
+    bot.fake.delete_channel(DIGESTS_ID)
+    report = await bot.deliver_weekly(DIGESTS_ID)
+    assert report.removed == 1 and bot.channel(DIGESTS_ID) is None
+    with bot.session() as session:
+        assert session.execute(select(Follow)).all() == []
+
+
+@pytest.mark.parametrize("storm", ["on sends", "on everything, global"])
+async def test_a_429_storm_delays_the_digest_but_it_arrives_once(
+    bot: Bot, engine: Engine, catalog: Catalog, storm: str
+) -> None:
+    seed_papers(engine, catalog)
+    await bot.follow(RL)
+    # More 429s in a row than discord.py retries on its own (5).
+    if storm == "on sends":
+        bot.fake.fail_next("POST", "/channels/*/messages", 429, {"retry_after": 0.02}, times=12)
+    else:
+        bot.fake.storm(12, retry_after=0.02, is_global=True)
+    report = await bot.deliver_weekly(GENERAL_ID)
+
+    assert report.delivered == 1 and report.failed == report.retried == 0
+    parts = bot.adapter.render_digest(
+        bot.services.commands.digest_for(bot.session(), bot.channel(GENERAL_ID).id, now=NOW),
+        title="Weekly digest",
+    )
+    assert [m["embeds"][0]["title"] for m in bot.fake.messages(GENERAL_ID)] == [
+        p["embeds"][0]["title"] for p in parts
+    ]
+    with bot.session() as session:
+        delivery = session.execute(select(Delivery)).scalar_one()
+    assert (delivery.status, delivery.attempts, delivery.last_error) == ("sent", 0, None)
+    assert bot.fake.stats.rate_limited >= 12
+
+
+async def test_a_personal_subscription_in_a_dm(bot: Bot, engine: Engine, catalog: Catalog) -> None:
+    seed_papers(engine, catalog, count=5)
+    answer = await bot.command("follow", {"topic": RL}, user_id=MEMBER_ID, dm=True)
+    assert answer["content"].startswith("Following RL for LLM Agents.")
+    dm_id = int(bot.sent[-1]["channel_id"])
+    assert bot.channel(dm_id).kind == "dm"
+
+    report = await bot.deliver_weekly(dm_id)
+    assert report.delivered == 1 and bot.fake.messages(dm_id)[0]["embeds"]
+
+    role = await bot.command("alerts", {"state": "on", "role": str(MOD_ROLE_ID)}, dm=True)
+    assert is_private(role) and "Roles exist only in servers" in role["content"]
+
+
+async def test_spike_alerts_may_mention_the_chosen_role_and_only_it(bot: Bot) -> None:
+    everyone = await bot.command("alerts", {"state": "on", "role": str(GUILD_ID)})
+    assert is_private(everyone) and bot.channel(GENERAL_ID) is None
+
+    answer = await bot.command("alerts", {"state": "on", "role": str(MOD_ROLE_ID)})
+    assert "mention the chosen role" in answer["content"]
+    assert bot.channel(GENERAL_ID).alert_role_id == str(MOD_ROLE_ID)
+
+    [alert] = bot.adapter.render_alert(spike(), mention_role_id=str(MOD_ROLE_ID))
+    await bot.adapter.sender.send(Address("discord", str(GENERAL_ID)), alert)
+    [sent] = bot.fake.messages(GENERAL_ID)
+    assert sent["content"].startswith(f"<@&{MOD_ROLE_ID}> **Spike:** RL for LLM Agents")
+    assert sent["allowed_mentions"] == {"parse": [], "roles": [MOD_ROLE_ID]}
+
+
+async def test_a_fan_out_stays_under_the_global_limit_without_a_429(
+    engine: Engine, catalog: Catalog
+) -> None:
+    limits = RateLimits(global_limit=10, global_window=0.1)  # Discord's 50/s, 5 times faster
+    async with running_fake_discord(rate_limits=limits) as fake:
+        [guild] = fake.world.guilds
+        ids = [FIRST_EXTRA_CHANNEL + n for n in range(40)]
+        guild["channels"] += [channel_payload(i, GUILD_ID, f"c{i}") for i in ids]
+        adapter, _ = await start_adapter(fake, engine, catalog)
+        adapter.sender.pace = RequestPace(per_second=100, window=0.1)
+        try:
+            await asyncio.sleep(limits.global_window)  # the login's window is over
+            sends = [
+                adapter.sender.send(Address("discord", str(i)), {"content": "hi"}) for i in ids
+            ]
+            await asyncio.wait_for(asyncio.gather(*sends), WAIT)
+        finally:
+            await asyncio.wait_for(adapter.stop(), WAIT)
+        assert all(len(fake.messages(i)) == 1 for i in ids)
+        assert fake.stats.rate_limited == 0
+
+
+# --- answering in time -----------------------------------------------------------------------
+
+
+async def test_a_slow_store_defers_and_the_change_is_still_announced(
+    fake: FakeDiscord, engine: Engine, catalog: Catalog
+) -> None:
+    adapter, services = await start_adapter(fake, engine, catalog, commands_class=SlowCommands)
+    adapter.reply_budget = 0.05
+    fake.interaction_deadline = 0.3  # shorter than the store takes: only a deferral is in time
+    bot = Bot(fake, adapter, services, engine)
+    try:
+        payload = await bot.dispatch(fake.slash_command("follow", {"topic": RL}))
+        callback = await fake.wait_for_response(payload["id"], "callback", timeout=WAIT)
+        assert callback["type"] == 5 and callback["data"]["flags"] == EPHEMERAL
+        await fake.wait_for(
+            lambda e: (
+                e.kind == "interaction_response"
+                and e.data["kind"] == "followup"
+                and not e.data["message"]["flags"] & EPHEMERAL
+            ),
+            timeout=WAIT,
+        )
+        public = [
+            r["message"]
+            for r in fake.interaction_responses(payload["id"])
+            if r["kind"] == "followup" and not r["message"]["flags"] & EPHEMERAL
+        ]
+        assert public[0]["content"].startswith("Following RL for LLM Agents.")
+        bot.assert_every_interaction_answered_once()
+    finally:
+        await asyncio.wait_for(adapter.stop(), WAIT)
+
+
+async def test_a_failure_in_the_core_still_gets_a_private_answer(
+    fake: FakeDiscord, engine: Engine, catalog: Catalog
+) -> None:
+    adapter, services = await start_adapter(fake, engine, catalog, commands_class=BrokenCommands)
+    bot = Bot(fake, adapter, services, engine)
+    try:
+        answer = await bot.command("following")
+        assert is_private(answer) and "went wrong" in answer["content"]
+        bot.assert_every_interaction_answered_once()
+    finally:
+        await asyncio.wait_for(adapter.stop(), WAIT)
+
+
+# --- commands --------------------------------------------------------------------------------
+
+
+async def test_commands_are_synced_globally_with_permission_hints(bot: Bot) -> None:
+    synced = {command["name"]: command for command in bot.fake.commands()}
+    assert set(synced) == set(COMMANDS)
+    for name in ("follow", "unfollow", "schedule", "alerts"):
+        assert synced[name]["default_member_permissions"] == str(MANAGE_CHANNELS)
+    for name in ("following", "topics", "trending", "digest", "help"):
+        assert synced[name]["default_member_permissions"] is None
+    topic, how_often = synced["follow"]["options"]
+    assert topic["autocomplete"] is True
+    assert [c["value"] for c in how_often["choices"]] == ["weekly", "daily", "instant"]
+    weekday = synced["schedule"]["options"][0]
+    assert [c["value"] for c in weekday["choices"]][:2] == ["monday", "tuesday"]
+    assert bot.fake.commands(GUILD_ID) == []
+
+
+async def test_commands_are_synced_to_the_dev_server_at_once_when_set(
+    fake: FakeDiscord, engine: Engine, catalog: Catalog
+) -> None:
+    adapter, _ = await start_adapter(fake, engine, catalog, discord_dev_guild=GUILD_ID)
+    try:
+        assert {c["name"] for c in fake.commands(GUILD_ID)} == set(COMMANDS)
+        assert {c["name"] for c in fake.commands()} == set(COMMANDS)
+    finally:
+        await asyncio.wait_for(adapter.stop(), WAIT)
+
+
+def test_without_a_token_there_is_no_discord_adapter() -> None:
+    assert build_discord(Settings(_env_file=None, discord_token=None), None) is None
