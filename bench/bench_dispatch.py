@@ -1,0 +1,192 @@
+"""Benchmark: deciding which of 100,000 channels are due for their weekly digest right now.
+
+    .venv/bin/python bench/bench_dispatch.py [--channels 100000] [--repeats 5]
+    DIGESTBOT_BENCH_POSTGRES_URL=postgresql+psycopg://... .venv/bin/python bench/bench_dispatch.py
+
+Builds a store of channels with random schedules (weekday, time, one of 40 timezones), each
+following one to three topics, most with last week's period already stored, then times
+`digests.dispatch.due_channels` (two queries and the per-schedule due-ness) and prints the
+median. Target: under 1 s for 100,000 channels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import insert, text
+from sqlmodel import Session
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from digests.dispatch import due_channels
+from digests.store.engine import open_engine, upgrade_schema
+from digests.store.models import Channel, Delivery, Follow, Topic
+
+ZONES = [
+    "UTC",
+    "Europe/London",
+    "Europe/Berlin",
+    "Europe/Paris",
+    "Europe/Madrid",
+    "Europe/Rome",
+    "Europe/Warsaw",
+    "Europe/Helsinki",
+    "Europe/Moscow",
+    "Europe/Istanbul",
+    "Asia/Dubai",
+    "Asia/Kolkata",
+    "Asia/Shanghai",
+    "Asia/Tokyo",
+    "Asia/Seoul",
+    "Asia/Singapore",
+    "Asia/Jakarta",
+    "Asia/Tehran",
+    "Asia/Jerusalem",
+    "Australia/Sydney",
+    "Australia/Perth",
+    "Pacific/Auckland",
+    "America/New_York",
+    "America/Chicago",
+    "America/Denver",
+    "America/Los_Angeles",
+    "America/Toronto",
+    "America/Vancouver",
+    "America/Mexico_City",
+    "America/Sao_Paulo",
+    "America/Bogota",
+    "America/Lima",
+    "America/Santiago",
+    "America/Argentina/Buenos_Aires",
+    "Africa/Cairo",
+    "Africa/Lagos",
+    "Africa/Nairobi",
+    "Africa/Johannesburg",
+    "Asia/Bangkok",
+    "Asia/Manila",
+]
+NOW = datetime(2026, 9, 28, 9, 30, tzinfo=UTC)
+
+
+def build(url: str, channels: int, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    engine = open_engine(url)
+    upgrade_schema(engine)
+    with engine.begin() as connection:
+        connection.execute(
+            insert(Topic),
+            [
+                {
+                    "slug": f"topic-{n}",
+                    "name": f"Topic {n}",
+                    "description": "",
+                    "parents": [],
+                    "rules_hash": "",
+                }
+                for n in range(1, 41)
+            ],
+        )
+        rows = [
+            {
+                "id": n,
+                "platform": rng.choice(["telegram", "discord"]),
+                "chat_id": str(n),
+                "thread_id": "",
+                "kind": "group",
+                "guild_id": "",
+                "title": "",
+                "timezone": rng.choice(ZONES),
+                "digest_weekday": rng.randrange(7),
+                "digest_time": f"{rng.randrange(24):02d}:{rng.choice(['00', '15', '30', '45'])}",
+                "alerts_enabled": True,
+                "alert_role_id": "",
+                "created_at": NOW - timedelta(days=30),
+            }
+            for n in range(1, channels + 1)
+        ]
+        connection.execute(insert(Channel), rows)
+        follows = [
+            {
+                "channel_id": n,
+                "topic_id": topic,
+                "mode": "weekly",
+                "created_at": NOW - timedelta(days=30),
+            }
+            for n in range(1, channels + 1)
+            for topic in rng.sample(range(1, 41), rng.randint(1, 3))
+        ]
+        connection.execute(insert(Follow), follows)
+        connection.execute(
+            insert(Delivery),
+            [
+                {
+                    "channel_id": n,
+                    "kind": "weekly",
+                    "period_key": "2026-09-21",
+                    "status": "sent",
+                    "paper_count": 5,
+                    "attempts": 0,
+                    "created_at": NOW - timedelta(days=7),
+                    "next_attempt_at": NOW - timedelta(days=7),
+                }
+                for n in range(1, channels + 1)
+                if rng.random() < 0.9
+            ],
+        )
+    engine.dispose()
+
+
+def measure(url: str, repeats: int) -> tuple[list[float], int, int]:
+    engine = open_engine(url)
+    timings, due, skipped = [], 0, 0
+    for _ in range(repeats):
+        with Session(engine) as session:
+            started = time.perf_counter()
+            decisions = due_channels(
+                session, kind="weekly", platforms=["telegram", "discord"], now=NOW
+            )
+            timings.append(time.perf_counter() - started)
+        due, skipped = len(decisions.send), len(decisions.skip)
+    engine.dispose()
+    return timings, due, skipped
+
+
+def report(label: str, url: str, channels: int, repeats: int) -> None:
+    timings, due, skipped = measure(url, repeats)
+    print(
+        f"{label}: {channels:,} channels -> {due:,} due, {skipped:,} missed; "
+        f"median {statistics.median(timings):.3f} s (min {min(timings):.3f}, "
+        f"max {max(timings):.3f}, {repeats} runs)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--channels", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    for size in sorted({args.channels // 10, args.channels}):
+        with tempfile.TemporaryDirectory() as folder:
+            url = f"sqlite:///{folder}/dispatch.db"
+            build(url, size)
+            report("sqlite", url, size, args.repeats)
+    postgres = os.environ.get("DIGESTBOT_BENCH_POSTGRES_URL")
+    if postgres:
+        engine = open_engine(postgres)
+        with engine.begin() as connection:
+            connection.execute(text("DROP SCHEMA public CASCADE"))
+            connection.execute(text("CREATE SCHEMA public"))
+        engine.dispose()
+        build(postgres, args.channels)
+        report("postgresql", postgres, args.channels, args.repeats)
+
+
+if __name__ == "__main__":
+    main()
