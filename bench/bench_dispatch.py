@@ -27,6 +27,7 @@ from sqlmodel import Session
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from digests.dispatch import due_channels
+from digests.due import last_occurrence
 from digests.store.engine import open_engine, upgrade_schema
 from digests.store.models import Channel, Delivery, Follow, Topic
 
@@ -123,23 +124,30 @@ def build(url: str, channels: int, seed: int = 7) -> None:
             for topic in rng.sample(range(1, 41), rng.randint(1, 3))
         ]
         connection.execute(insert(Follow), follows)
-        connection.execute(
-            insert(Delivery),
-            [
-                {
-                    "channel_id": n,
-                    "kind": "weekly",
-                    "period_key": "2026-09-21",
-                    "status": "sent",
-                    "paper_count": 5,
-                    "attempts": 0,
-                    "created_at": NOW - timedelta(days=7),
-                    "next_attempt_at": NOW - timedelta(days=7),
-                }
-                for n in range(1, channels + 1)
-                if rng.random() < 0.9
-            ],
-        )
+        # Steady state: the dispatcher ran an hour ago and stored every period due by then;
+        # a few channels are new and have never received anything.
+        an_hour_ago = NOW - timedelta(hours=1)
+        sent = [
+            {
+                "channel_id": row["id"],
+                "kind": "weekly",
+                "status": "sent",
+                "paper_count": 5,
+                "period_key": last_occurrence(
+                    "weekly",
+                    row["digest_weekday"],
+                    row["digest_time"],
+                    row["timezone"],
+                    an_hour_ago,
+                ).key,
+                "attempts": 0,
+                "created_at": an_hour_ago,
+                "next_attempt_at": an_hour_ago,
+            }
+            for row in rows
+            if rng.random() < 0.98
+        ]
+        connection.execute(insert(Delivery), sent)
     engine.dispose()
 
 

@@ -10,12 +10,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import (
+    Column,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    and_,
+    exists,
+    func,
+    insert,
+    select,
+)
 from sqlmodel import Session
 
 from digests.catalog import Catalog
 from digests.compose import Digest
-from digests.due import DEFAULT_GRACE, ChannelClock, DueDecisions, Occurrence, decide
+from digests.due import (
+    DEFAULT_GRACE,
+    ChannelClock,
+    DueDecisions,
+    Occurrence,
+    decide,
+    last_occurrence,
+)
 from digests.papers import as_utc
 from digests.reports import build_digest
 from digests.store import deliveries
@@ -38,24 +56,72 @@ def due_channels(
     now: datetime,
     grace: timedelta = DEFAULT_GRACE,
 ) -> DueDecisions:
-    """Channels with at least one follow of this mode whose latest period is not stored yet."""
-    following = select(Follow.channel_id).where(Follow.mode == kind).distinct().scalar_subquery()
-    clocks = [
-        ChannelClock(row.id, row.digest_weekday, row.digest_time, row.timezone)
-        for row in session.execute(
-            select(Channel.id, Channel.digest_weekday, Channel.digest_time, Channel.timezone)
-            .where(Channel.platform.in_(platforms), Channel.paused_reason.is_(None))
-            .where(Channel.id.in_(following))
-        )
-    ]
-    last_keys = dict(
-        session.execute(
-            select(Delivery.channel_id, func.max(Delivery.period_key))
-            .where(Delivery.kind == kind)
-            .group_by(Delivery.channel_id)
-        ).all()
+    """Channels with at least one follow of this mode whose latest period is not stored yet.
+
+    The latest occurrence is computed once per distinct schedule, and the database returns only
+    the channels whose last stored period is older, so the cost follows the channels due, not
+    the channels that exist.
+    """
+    # All schedules in use, read from the schedule index alone (a few extra are harmless).
+    schedules = session.execute(
+        select(Channel.digest_weekday, Channel.digest_time, Channel.timezone).distinct()
+    ).all()
+    if not schedules:
+        return DueDecisions([], [])
+    occurrences = {tuple(s): last_occurrence(kind, *s, now) for s in schedules}
+    current = _current_periods(session, occurrences)
+    following = exists().where(Follow.channel_id == Channel.id, Follow.mode == kind)
+    # Uses the unique (channel, kind, period) index: one probe per channel of a due schedule.
+    done = exists().where(
+        Delivery.channel_id == Channel.id,
+        Delivery.kind == kind,
+        Delivery.period_key >= current.c.key,
     )
-    return decide(clocks, last_keys, kind=kind, now=now, grace=grace)
+    rows = session.execute(
+        select(
+            Channel.id,
+            Channel.digest_weekday,
+            Channel.digest_time,
+            Channel.timezone,
+            Channel.platform,
+        )
+        .join(
+            current,
+            and_(
+                current.c.weekday == Channel.digest_weekday,
+                current.c.at == Channel.digest_time,
+                current.c.zone == Channel.timezone,
+            ),
+        )
+        .where(Channel.paused_reason.is_(None), following, ~done)
+    ).all()
+    current.drop(session.connection())
+    wanted = set(platforms)  # filtered here so the join can start from the schedules
+    clocks = [ChannelClock(*row[:4]) for row in rows if row[4] in wanted]
+    return decide(clocks, {}, kind=kind, now=now, grace=grace, occurrences=occurrences)
+
+
+def _current_periods(session: Session, occurrences: dict[tuple, Occurrence]) -> Table:
+    """A temporary table of each distinct schedule's latest period key, to join channels on."""
+    table = Table(
+        "current_period",
+        MetaData(),
+        Column("weekday", Integer, primary_key=True),
+        Column("at", String(5), primary_key=True),
+        Column("zone", String(64), primary_key=True),
+        Column("key", String(64)),
+        prefixes=["TEMPORARY"],
+    )
+    connection = session.connection()
+    table.drop(connection, checkfirst=True)
+    table.create(connection)
+    rows = [
+        {"weekday": weekday, "at": at, "zone": zone, "key": occurrence.key}
+        for (weekday, at, zone), occurrence in occurrences.items()
+    ]
+    connection.execute(insert(table), rows)
+    connection.exec_driver_sql("ANALYZE current_period")  # so the join starts from it
+    return table
 
 
 def record_skipped(

@@ -45,9 +45,20 @@ def _zone(name: str) -> ZoneInfo:
     return ZoneInfo(name)
 
 
-def _local(day: date, at: str, zone: ZoneInfo) -> datetime:
+@lru_cache(maxsize=2048)
+def _time_of_day(at: str) -> time:
     hour, minute = (int(part) for part in at.split(":"))
-    return datetime.combine(day, time(hour, minute), tzinfo=zone)
+    return time(hour, minute)
+
+
+# Many schedules share a zone and the same `now`: the local date is computed once for them.
+@lru_cache(maxsize=1024)
+def _local_today(zone_name: str, now: datetime) -> date:
+    return now.astimezone(_zone(zone_name)).date()
+
+
+def _local(day: date, at: str, zone: ZoneInfo) -> datetime:
+    return datetime.combine(day, _time_of_day(at), tzinfo=zone)
 
 
 def last_occurrence(kind: str, weekday: int, at: str, zone_name: str, now: datetime) -> Occurrence:
@@ -57,7 +68,7 @@ def last_occurrence(kind: str, weekday: int, at: str, zone_name: str, now: datet
     and 08:00 UTC in winter. A time skipped by a DST jump happens an hour later that day.
     """
     zone = _zone(zone_name)
-    today = now.astimezone(zone).date()
+    today = _local_today(zone_name, now)
     step = 7 if kind == "weekly" else 1
     back = (today.weekday() - weekday) % 7 if kind == "weekly" else 0
     day = today - timedelta(days=back)
@@ -83,6 +94,7 @@ def decide(
     kind: str,
     now: datetime,
     grace: timedelta = DEFAULT_GRACE,
+    occurrences: dict[tuple[int, str, str], Occurrence] | None = None,
 ) -> DueDecisions:
     """Split channels into those whose latest period is due now and those that missed it.
 
@@ -90,7 +102,7 @@ def decide(
     sharing a schedule share one computation, so 100,000 channels cost a few hundred.
     """
     decisions = DueDecisions([], [])
-    occurrences: dict[tuple[int, str, str], Occurrence] = {}
+    occurrences = {} if occurrences is None else occurrences
     for clock in clocks:
         schedule = (clock.weekday, clock.at, clock.zone)
         occurrence = occurrences.get(schedule)

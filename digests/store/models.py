@@ -96,7 +96,11 @@ class Channel(SQLModel, table=True):
     """A place digests go: a Telegram chat (or forum topic), a Discord channel, the terminal."""
 
     __tablename__ = "channel"
-    __table_args__ = (UniqueConstraint("platform", "chat_id", "thread_id"),)
+    __table_args__ = (
+        UniqueConstraint("platform", "chat_id", "thread_id"),
+        # The dispatcher finds the channels of each due schedule through this.
+        Index("ix_channel_schedule", "digest_weekday", "digest_time", "timezone"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     platform: str = Field(max_length=16)

@@ -39,6 +39,9 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("channel", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_channel_guild_id"), ["guild_id"], unique=False)
+        batch_op.create_index(
+            "ix_channel_schedule", ["digest_weekday", "digest_time", "timezone"], unique=False
+        )
 
     op.create_table(
         "ingest_state",
@@ -204,6 +207,7 @@ def downgrade() -> None:
     op.drop_table("lease")
     op.drop_table("ingest_state")
     with op.batch_alter_table("channel", schema=None) as batch_op:
+        batch_op.drop_index("ix_channel_schedule")
         batch_op.drop_index(batch_op.f("ix_channel_guild_id"))
 
     op.drop_table("channel")

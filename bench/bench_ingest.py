@@ -1,0 +1,162 @@
+"""Ingest throughput: parse, tag and store generated papers into a fresh SQLite file.
+
+    .venv/bin/python bench/bench_ingest.py [--sizes 10000 25000 50000] [--repeat 3] [--profile]
+
+Papers come from the demo corpus generator (scripts/make_demo_corpus.py) at a larger scale,
+about 450 a day over 16 weeks. Each run encodes them as JSON Lines, parses them with
+`digests.feeds.parse_jsonl` and ingests them 2,000 per transaction, as `digestbot ingest
+--file` does, into a new database. It prints the median papers/s of the runs and where the
+time went; the target is 2,000 papers/s for 50,000 papers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "scripts")]
+
+import make_demo_corpus as generator  # noqa: E402
+from sqlalchemy import func, select  # noqa: E402
+from sqlmodel import Session  # noqa: E402
+
+from digests.catalog import Catalog  # noqa: E402
+from digests.feeds import parse_jsonl  # noqa: E402
+from digests.ingest import ingest_records, sync_catalog  # noqa: E402
+from digests.store import repo  # noqa: E402
+from digests.store.engine import open_engine, upgrade_schema  # noqa: E402
+from digests.store.models import PaperTopic  # noqa: E402
+from digests.tagger import Tagger  # noqa: E402
+
+BATCH = 2_000
+TARGET = 2_000  # papers/s at 50,000 papers
+NOW = datetime(2026, 9, 29, 6, 0, tzinfo=UTC)
+PHASES = ("parse", "tag", "upsert", "tag writes", "commit", "other")
+
+
+@dataclass
+class Phases:
+    seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+
+    def timed(self, name: str, function):
+        def wrapper(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.seconds[name] += time.perf_counter() - started
+
+        return wrapper
+
+
+class TimedTagger:
+    """The real tagger, with the time spent in `tag` added up."""
+
+    def __init__(self, tagger: Tagger, phases: Phases) -> None:
+        self.tag = phases.timed("tag", tagger.tag)
+
+
+@dataclass
+class Run:
+    seconds: float  # wall clock, parse to last commit
+    cpu_seconds: float  # this process only, so less disturbed by other work on the machine
+    papers: int
+    tags: int
+    phases: Phases
+
+
+def run_once(jsonl: bytes, catalog: Catalog, directory: Path) -> Run:
+    """Parse and ingest `jsonl` into a new SQLite file."""
+    engine = open_engine(f"sqlite:///{directory / f'ingest-{time.monotonic_ns()}.db'}")
+    upgrade_schema(engine)
+    tagger = Tagger(catalog)
+    with Session(engine) as session:
+        sync_catalog(session, catalog=catalog, tagger=tagger, now=NOW)
+        session.commit()
+    phases = Phases()
+    timed_tagger = TimedTagger(tagger, phases)
+    originals = repo.upsert_papers, repo.write_tags
+    repo.upsert_papers = phases.timed("upsert", repo.upsert_papers)
+    repo.write_tags = phases.timed("tag writes", repo.write_tags)
+    try:
+        started, cpu_started = time.perf_counter(), time.process_time()
+        records = phases.timed("parse", parse_jsonl)(jsonl).records
+        with Session(engine) as session:
+            for start in range(0, len(records), BATCH):
+                batch = records[start : start + BATCH]
+                ingest_records(session, batch, tagger=timed_tagger, catalog=catalog, now=NOW)
+                phases.timed("commit", session.commit)()
+            elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+            papers = repo.paper_count(session)
+            tags = session.execute(select(func.count()).select_from(PaperTopic)).scalar_one()
+    finally:
+        repo.upsert_papers, repo.write_tags = originals
+        engine.dispose()
+    phases.seconds["other"] = elapsed - sum(phases.seconds.values())
+    return Run(elapsed, cpu, papers, tags, phases)
+
+
+def report(size: int, runs: list[Run]) -> float:
+    rates = [run.papers / run.seconds for run in runs]
+    median = statistics.median(rates)
+    cpu_rate = statistics.median(run.papers / run.cpu_seconds for run in runs)
+    per_paper = {
+        name: statistics.median(run.phases.seconds[name] / run.papers for run in runs)
+        for name in PHASES
+    }
+    split = "  ".join(f"{name} {per_paper[name] * 1e6:,.0f}" for name in PHASES)
+    print(
+        f"{size:>7,} papers  {median:>6,.0f} papers/s (median of {len(runs)}; runs "
+        f"{', '.join(f'{rate:,.0f}' for rate in rates)}; by CPU time {cpu_rate:,.0f})  "
+        f"{runs[0].tags / runs[0].papers:.1f} tags/paper\n{'':>15}µs/paper: {split}"
+    )
+    return median
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 25_000, 50_000])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--profile", action="store_true", help="cProfile one run of the largest")
+    args = parser.parse_args(argv)
+
+    largest = max(args.sizes)
+    started = time.perf_counter()
+    base = len(generator.generate())
+    papers = generator.generate(scale=largest / base * 1.02)[:largest]
+    catalog = Catalog.load()
+    print(f"generated {len(papers):,} papers in {time.perf_counter() - started:.1f}s; ", end="")
+    print(f"batches of {BATCH:,} per transaction, fresh SQLite file per run")
+    medians = {}
+    with tempfile.TemporaryDirectory(prefix="digestbot-bench-") as scratch:
+        for size in sorted(args.sizes):
+            jsonl = generator.encode(papers[:size])
+            runs = [run_once(jsonl, catalog, Path(scratch)) for _ in range(args.repeat)]
+            medians[size] = report(size, runs)
+        if args.profile:
+            profile(generator.encode(papers), catalog, Path(scratch))
+    verdict = "meets" if medians[largest] >= TARGET else "misses"
+    print(f"{largest:,} papers: {medians[largest]:,.0f} papers/s {verdict} the {TARGET:,}/s target")
+    return 0
+
+
+def profile(jsonl: bytes, catalog: Catalog, directory: Path) -> None:
+    profiler = cProfile.Profile()
+    profiler.enable()
+    run_once(jsonl, catalog, directory)
+    profiler.disable()
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""Which channels the leader plans digests for, read from the database on each tick."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlmodel import Session
+
+from digests.dispatch import due_channels, record_skipped
+from digests.store import channels
+from digests.store.models import Topic
+
+MONDAY = datetime(2026, 9, 28, 9, 5, tzinfo=UTC)
+
+
+def setup(engine, specs) -> dict[str, int]:
+    """specs: name -> (platform, mode, weekday, time, zone, paused)."""
+    ids = {}
+    with Session(engine) as session:
+        topic = Topic(slug="rl", name="RL")
+        session.add(topic)
+        session.flush()
+        for name, (platform, mode, weekday, at, zone, paused) in specs.items():
+            channel = channels.get_or_create_channel(
+                session, platform=platform, chat_id=name, now=MONDAY - timedelta(days=30)
+            )
+            channel.digest_weekday, channel.digest_time, channel.timezone = weekday, at, zone
+            channels.follow(session, channel, topic.id, now=MONDAY - timedelta(days=30), mode=mode)
+            if paused:
+                channels.pause(session, channel.id, "blocked", now=MONDAY)
+            ids[name] = channel.id
+        session.commit()
+    return ids
+
+
+def due_names(engine, ids, **kwargs) -> tuple[list[str], list[str]]:
+    names = {channel_id: name for name, channel_id in ids.items()}
+    with Session(engine) as session:
+        decisions = due_channels(session, platforms=["telegram", "discord"], **kwargs)
+    return (
+        sorted(names[c] for c, _ in decisions.send),
+        sorted(names[c] for c, _ in decisions.skip),
+    )
+
+
+def test_only_live_channels_of_the_right_mode_platform_and_time_are_due(engine):
+    ids = setup(
+        engine,
+        {
+            "utc-monday": ("telegram", "weekly", 0, "09:00", "UTC", False),
+            "tokyo-monday": ("discord", "weekly", 0, "09:00", "Asia/Tokyo", False),  # 00:00 UTC
+            "berlin-tuesday": ("telegram", "weekly", 1, "09:00", "Europe/Berlin", False),
+            "paused": ("telegram", "weekly", 0, "09:00", "UTC", True),
+            "daily-only": ("telegram", "daily", 0, "09:00", "UTC", False),
+            "terminal": ("terminal", "weekly", 0, "09:00", "UTC", False),
+        },
+    )
+    send, skip = due_names(engine, ids, kind="weekly", now=MONDAY)
+    assert send == ["tokyo-monday", "utc-monday"]
+    assert skip == ["berlin-tuesday"]  # last Tuesday is more than a day ago: recorded, not sent
+
+
+def test_a_period_recorded_once_is_never_due_again(engine):
+    ids = setup(
+        engine,
+        {
+            "utc-monday": ("telegram", "weekly", 0, "09:00", "UTC", False),
+            "berlin-tuesday": ("telegram", "weekly", 1, "09:00", "Europe/Berlin", False),
+        },
+    )
+    with Session(engine) as session:
+        decisions = due_channels(session, kind="weekly", platforms=["telegram"], now=MONDAY)
+        record_skipped(session, decisions.send + decisions.skip, now=MONDAY)
+        session.commit()
+    assert due_names(engine, ids, kind="weekly", now=MONDAY + timedelta(hours=1)) == ([], [])
+    # A week later the Monday channel is due again; Tuesday's newer period was missed.
+    next_week = MONDAY + timedelta(days=7, hours=1)
+    assert due_names(engine, ids, kind="weekly", now=next_week) == (
+        ["utc-monday"],
+        ["berlin-tuesday"],
+    )
