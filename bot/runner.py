@@ -93,6 +93,7 @@ class Runtime:
         self.metrics = Metrics()
         self._ingest_lock = asyncio.Lock()
         self._tick_lock = asyncio.Lock()
+        self._swept: set[str] = set()  # kinds whose every schedule this leader has looked at
 
     @property
     def platforms(self) -> list[str]:
@@ -133,9 +134,11 @@ class Runtime:
                     session, LEASE_NAME, self.name, now=self.clock(), ttl=ttl
                 )
             self.metrics.is_leader.set(1 if self.is_leader else 0)
-            if self.is_leader:
-                for kind in ("weekly", "daily"):
-                    self.plan(kind)
+            if not self.is_leader:
+                self._swept.clear()  # if it leads again, it first looks at every schedule
+                return
+            for kind in ("weekly", "daily"):
+                self.plan(kind)
 
     async def tick(self) -> None:
         """One scheduler round: lead (if this replica may), then send what is stored."""
@@ -145,14 +148,19 @@ class Runtime:
     def plan(self, kind: str) -> int:
         """Store every due digest of this kind as a delivery; returns how many were stored."""
         now, settings = self.clock(), self.app.settings
+        grace = settings.digest_grace_hours
         with self.app.session() as session:
+            # A new leader looks at every schedule once; after that, at the recent ones.
+            horizon = None if kind not in self._swept else timedelta(hours=grace + 24)
             due = due_channels(
                 session,
                 kind=kind,
                 platforms=self.platforms,
                 now=now,
-                grace=timedelta(hours=settings.digest_grace_hours),
+                grace=timedelta(hours=grace),
+                horizon=horizon,
             )
+            self._swept.add(kind)
             skipped = record_skipped(session, due.skip, now=now)
             planned = plan_digests(
                 session, self.app.catalog, due.send, per_topic_cap=settings.digest_papers_per_topic

@@ -55,8 +55,13 @@ def due_channels(
     platforms: Sequence[str],
     now: datetime,
     grace: timedelta = DEFAULT_GRACE,
+    horizon: timedelta | None = None,
 ) -> DueDecisions:
     """Channels with at least one follow of this mode whose latest period is not stored yet.
+
+    With a `horizon`, only schedules whose latest time falls within it are looked at: a leader
+    that ticks every few seconds has recorded everything older already. Without one (the first
+    tick of a new leader), every schedule is, so periods missed during downtime get recorded.
 
     The latest occurrence is computed once per distinct schedule, and the database returns only
     the channels whose last stored period is older, so the cost follows the channels due, not
@@ -69,6 +74,11 @@ def due_channels(
     if not schedules:
         return DueDecisions([], [])
     occurrences = {tuple(s): last_occurrence(kind, *s, now) for s in schedules}
+    if horizon is not None:
+        since = now - horizon
+        occurrences = {s: o for s, o in occurrences.items() if o.due_at >= since}
+    if not occurrences:
+        return DueDecisions([], [])
     current = _current_periods(session, occurrences)
     following = exists().where(Follow.channel_id == Channel.id, Follow.mode == kind)
     # Uses the unique (channel, kind, period) index: one probe per channel of a due schedule.
@@ -120,7 +130,8 @@ def _current_periods(session: Session, occurrences: dict[tuple, Occurrence]) -> 
         for (weekday, at, zone), occurrence in occurrences.items()
     ]
     connection.execute(insert(table), rows)
-    connection.exec_driver_sql("ANALYZE current_period")  # so the join starts from it
+    if connection.dialect.name == "postgresql":  # no statistics yet: let the planner see it
+        connection.exec_driver_sql("ANALYZE current_period")
     return table
 
 

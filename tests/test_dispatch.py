@@ -79,3 +79,17 @@ def test_a_period_recorded_once_is_never_due_again(engine):
         ["utc-monday"],
         ["berlin-tuesday"],
     )
+
+
+def test_a_horizon_leaves_out_schedules_handled_by_earlier_ticks(engine):
+    ids = setup(
+        engine,
+        {
+            "utc-monday": ("telegram", "weekly", 0, "09:00", "UTC", False),
+            "utc-friday": ("telegram", "weekly", 4, "09:00", "UTC", False),
+        },
+    )
+    recent = due_names(engine, ids, kind="weekly", now=MONDAY, horizon=timedelta(hours=48))
+    everything = due_names(engine, ids, kind="weekly", now=MONDAY)
+    assert recent == (["utc-monday"], [])
+    assert everything == (["utc-monday"], ["utc-friday"])

@@ -239,7 +239,8 @@ def daily_topic_counts(session: Session, start: date, end: date) -> dict[int, di
             func.count(func.distinct(PaperTopic.paper_id)),
         )
         .where(PaperTopic.published_on >= start, PaperTopic.published_on <= end)
-        .group_by(PaperTopic.topic_id, PaperTopic.published_on)
+        # In the order of ix_paper_topic_day, so PostgreSQL needs no sort.
+        .group_by(PaperTopic.published_on, PaperTopic.topic_id)
     )
     counts: dict[int, dict[date, int]] = defaultdict(dict)
     for topic_id, day, count in session.execute(statement):
