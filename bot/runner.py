@@ -200,9 +200,8 @@ class Runtime:
             )
             stored = 0
             for plan in planned:
-                parts = self.adapter(plan.platform).render_alert(plan.alert)
-                if plan.role_id and parts:
-                    parts[0]["mention_role_id"] = plan.role_id
+                adapter = self.adapter(plan.platform)
+                parts = adapter.render_alert(plan.alert, mention_role_id=plan.role_id)
                 stored += (
                     deliveries.enqueue(
                         session,

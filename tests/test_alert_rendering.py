@@ -84,3 +84,13 @@ async def test_the_chart_reaches_telegram_as_a_photo_upload():
         (sent,) = fake.sent(4242, method="sendPhoto")
     assert sent["photo"] == base64.b64decode(parts[0]["photo_png"])
     assert "RL for LLM Agents is up" in sent["caption"]
+
+
+def test_a_discord_alert_uploads_the_chart_and_shows_it_in_its_embed():
+    from bot.platforms import discord_render
+
+    first, *_ = discord_render.render_alert(spike_alert(), mention_role_id="123")
+    image = Image.open(io.BytesIO(base64.b64decode(first["chart_png"])))
+    assert image.format == "PNG"
+    assert first["embeds"][0]["image"]["url"] == f"attachment://{discord_render.CHART_FILE}"
+    assert first["content"].startswith("<@&123> **Spike:**")

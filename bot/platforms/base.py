@@ -26,8 +26,9 @@ class Adapter(Protocol):
         """The digest as this platform's messages: JSON-able payloads, each within limits."""
         ...
 
-    def render_alert(self, alert: SpikeAlert) -> list[dict]:
-        """A spike alert as this platform's messages (with the chart where it can show one)."""
+    def render_alert(self, alert: SpikeAlert, *, mention_role_id: str = "") -> list[dict]:
+        """A spike alert as this platform's messages (with the chart where it can show one);
+        `mention_role_id` is a role to ping, where the platform has roles."""
         ...
 
     async def start(self) -> None: ...

@@ -20,7 +20,9 @@ in a DM with an ephemeral answer.
 from __future__ import annotations
 
 import asyncio
+import base64
 import collections
+import io
 import logging
 import time
 from collections.abc import Callable
@@ -32,7 +34,7 @@ import yarl
 from discord import app_commands
 from sqlalchemy import select
 
-from bot.platforms.discord_render import render_alert, render_digest, render_reply
+from bot.platforms.discord_render import CHART_FILE, render_alert, render_digest, render_reply
 from digests.commands import COMMANDS, FOLLOW_MODES, MAX_ARGUMENT, Caller, Reply
 from digests.delivery import (
     Address,
@@ -138,11 +140,20 @@ class DiscordSender:
             message = await channel.send(
                 content=payload.get("content"),
                 embeds=embeds,
+                files=chart_files(payload),
                 allowed_mentions=allowed_mentions(payload),
             )
         except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as error:
             raise send_failure(error) from error
         return str(message.id)
+
+
+def chart_files(payload: dict) -> list[discord.File]:
+    """The chart stored (base64) with an alert part, as an upload."""
+    if "chart_png" not in payload:
+        return []
+    data = io.BytesIO(base64.b64decode(payload["chart_png"]))
+    return [discord.File(data, filename=CHART_FILE)]
 
 
 def allowed_mentions(payload: dict) -> discord.AllowedMentions:

@@ -23,6 +23,7 @@ link is built, so no cut ever lands inside a link.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 import discord
 from discord.utils import escape_markdown, escape_mentions
 
-from digests.alerts import SpikeAlert, headline
+from digests.alerts import SpikeAlert, alert_chart_png, headline
 from digests.commands import Reply
 from digests.compose import Digest, DigestEntry, DigestSection
 from digests.momentum import sparkline
@@ -224,6 +225,9 @@ class _Packer:
 # --- spike alerts ----------------------------------------------------------------------------
 
 
+CHART_FILE = "momentum.png"
+
+
 def render_alert(alert: SpikeAlert, *, mention_role_id: str = "") -> list[dict]:
     """A spike alert: its headline as content (pinging the chosen role, if any) and an embed
     with the evidence, sparkline and the papers driving the rise."""
@@ -240,6 +244,9 @@ def render_alert(alert: SpikeAlert, *, mention_role_id: str = "") -> list[dict]:
     payloads = packer.payloads()
     role = f"<@&{mention_role_id}> " if mention_role_id.isdigit() else ""
     payloads[0]["content"] = f"{role}**Spike:** {markdown_safe(headline(alert), 500)}"
+    # The 12-week chart, uploaded with the first message and shown in its first embed.
+    payloads[0]["chart_png"] = base64.b64encode(alert_chart_png(alert)).decode("ascii")
+    payloads[0]["embeds"][0]["image"] = {"url": f"attachment://{CHART_FILE}"}
     if role:
         payloads[0]["mention_role_id"] = mention_role_id
     return payloads

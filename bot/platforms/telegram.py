@@ -282,7 +282,7 @@ class TelegramAdapter:
         self.app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self._on_migrate))
         self.app.add_error_handler(self._on_error)
 
-    def render_alert(self, alert: SpikeAlert) -> list[dict]:
+    def render_alert(self, alert: SpikeAlert, *, mention_role_id: str = "") -> list[dict]:
         return telegram_render.render_alert(alert)
 
     def render_digest(self, digest: Digest, *, title: str) -> list[dict]:

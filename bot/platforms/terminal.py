@@ -32,7 +32,7 @@ class TerminalAdapter:
     def __init__(self, stream: TextIO | None = None) -> None:
         self.sender = TerminalSender(stream)
 
-    def render_alert(self, alert: SpikeAlert) -> list[dict]:
+    def render_alert(self, alert: SpikeAlert, *, mention_role_id: str = "") -> list[dict]:
         return [{"text": render_alert_text(alert)}]
 
     def render_digest(self, digest: Digest, *, title: str) -> list[dict]:
