@@ -19,18 +19,13 @@ from digests.catalog import TopicDef
 from digests.chart import histogram_png
 from digests.compose import DigestEntry, DigestPaper, TopicRef, compose_digest
 from digests.momentum import Momentum, histogram_lines, sparkline, window_bounds
-from digests.papers import abs_url
 from digests.render_text import (
-    AUTHORS_LIMIT,
-    CATEGORY_LIMIT,
     INDENT,
     NAME_LIMIT,
-    TITLE_LIMIT,
-    URL_LIMIT,
     clean_text,
-    long_date,
+    entry_lines,
 )
-from digests.reports import topic_momenta
+from digests.reports import digest_paper, topic_momenta
 from digests.spikes import SpikeDecision, evidence_text, shares_text
 from digests.store import repo
 
@@ -113,7 +108,7 @@ def render_alert_text(alert: SpikeAlert) -> str:
     if alert.papers:
         lines += ["", "Papers driving the rise:"]
     for number, entry in enumerate(alert.papers, start=1):
-        lines += ["", *_entry_lines(number, entry)]
+        lines += ["", *entry_lines(number, entry)]
     return "\n".join(lines) + "\n"
 
 
@@ -146,16 +141,7 @@ def _recent_papers(session: Session, topic_id: int, slug: str, as_of: date) -> l
         published_from=window_start,
     )
     return [
-        DigestPaper(
-            arxiv_id=paper.arxiv_id,
-            title=paper.title,
-            url=paper.abs_url,
-            authors=tuple(paper.authors),
-            published=paper.published_on,
-            primary_category=paper.primary_category,
-            abstract=paper.abstract,
-            scores={slug: max(scores.values())},
-        )
+        digest_paper(paper, {slug: max(scores.values())})
         for paper, scores in found
         if paper.published_on <= as_of
     ]
@@ -168,23 +154,6 @@ def _top(topic: TopicRef, momentum: Momentum, papers: list[DigestPaper]) -> tupl
         [topic], papers, {topic.slug: momentum}, start, momentum.as_of, per_topic_cap=ALERT_PAPERS
     )
     return digest.sections[0].entries
-
-
-def _entry_lines(number: int, entry: DigestEntry) -> list[str]:
-    paper = entry.paper
-    meta = [
-        clean_text(entry.authors_line, AUTHORS_LIMIT),
-        long_date(paper.published),
-        clean_text(paper.primary_category, CATEGORY_LIMIT),
-    ]
-    lines = [
-        f"{number}. {clean_text(paper.title, TITLE_LIMIT) or paper.arxiv_id}",
-        INDENT + (clean_text(paper.url, URL_LIMIT) or abs_url(paper.arxiv_id)),
-        INDENT + " · ".join(part for part in meta if part),
-    ]
-    if summary := clean_text(entry.gist, GIST_LIMIT):
-        lines.append(INDENT + summary)
-    return lines
 
 
 def _papers(count: int) -> str:

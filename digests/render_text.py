@@ -84,13 +84,14 @@ def _section_lines(section: DigestSection, histogram: bool) -> list[str]:
     if not section.entries:
         return [*lines, "No new papers in this period."]
     for number, entry in enumerate(section.entries, start=1):
-        lines += ["", *_entry_lines(number, entry)]
+        lines += ["", *entry_lines(number, entry)]
     if section.more:
         lines += ["", f"{INDENT}+{section.more:,} more"]
     return lines
 
 
-def _entry_lines(number: int, entry: DigestEntry) -> list[str]:
+def entry_lines(number: int, entry: DigestEntry) -> list[str]:
+    """One paper of a digest or alert: numbered title, link, authors · date · category, gist."""
     paper = entry.paper
     meta = [
         clean_text(entry.authors_line, AUTHORS_LIMIT),

@@ -11,6 +11,7 @@ from digests.catalog import TopicDef
 from digests.compose import Digest, DigestPaper, TopicRef, compose_digest
 from digests.momentum import HISTOGRAM_WEEKS, Momentum, compute_momentum, window_bounds
 from digests.store import repo
+from digests.store.models import Paper
 
 # A paper announced late in a period may be tagged after the period's digest went out; it is
 # still news the week after, but a paper first published long before is not.
@@ -42,6 +43,20 @@ def day_end(day: date) -> datetime:
     return datetime.combine(day, time.max, tzinfo=UTC)
 
 
+def digest_paper(paper: Paper, scores: dict[str, float]) -> DigestPaper:
+    """A stored paper as a digest shows it, with its scores per topic slug."""
+    return DigestPaper(
+        arxiv_id=paper.arxiv_id,
+        title=paper.title,
+        url=paper.abs_url,
+        authors=tuple(paper.authors),
+        published=paper.published_on,
+        primary_category=paper.primary_category,
+        abstract=paper.abstract,
+        scores=scores,
+    )
+
+
 def build_digest(
     session: Session,
     followed: Sequence[TopicDef],
@@ -66,16 +81,7 @@ def build_digest(
         published_from=since - timedelta(days=NEWS_AGE_DAYS),
     )
     papers = [
-        DigestPaper(
-            arxiv_id=paper.arxiv_id,
-            title=paper.title,
-            url=paper.abs_url,
-            authors=tuple(paper.authors),
-            published=paper.published_on,
-            primary_category=paper.primary_category,
-            abstract=paper.abstract,
-            scores={slug_by_id[topic_id]: score for topic_id, score in scores.items()},
-        )
+        digest_paper(paper, {slug_by_id[topic_id]: score for topic_id, score in scores.items()})
         for paper, scores in found
     ]
     momenta = topic_momenta(session, followed, as_of=until)
