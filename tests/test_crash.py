@@ -51,13 +51,15 @@ def add_chats(database_url: str, chats, *, now: datetime, seed_papers: bool = Fa
     due = now - timedelta(minutes=5)
     with app.session() as session:
         if seed_papers:
-            records = [paper(n, now - timedelta(days=2)) for n in range(1, 9)]
+            # Tagged two days ago: inside the period of a digest due five minutes ago, even
+            # when that was before midnight (its period then ended the day before yesterday).
+            records = [paper(n, now - timedelta(days=3)) for n in range(1, 9)]
             ingest_records(
                 session,
                 records,
                 tagger=app.tagger,
                 catalog=app.catalog,
-                now=now - timedelta(days=1),
+                now=now - timedelta(days=2),
             )
         topic_id = repo.topic_rows(session)["rl-for-llm-agents"].id
         for chat in chats:
