@@ -36,12 +36,9 @@ from bot.settings import Settings
 from digests.catalog import Catalog
 from digests.commands import COMMANDS, CommandService
 from digests.delivery import Address, Dispatcher, DrainReport
-from digests.ingest import ingest_records, sync_catalog
-from digests.papers import PaperRecord
 from digests.store import channels, deliveries
 from digests.store.engine import open_engine, upgrade_schema
 from digests.store.models import Channel, Delivery, Follow
-from digests.tagger import Tagger
 from tests.fakes.discord_gateway import MANAGE_CHANNELS, channel_payload
 from tests.fakes.discord_server import (
     DIGESTS_ID,
@@ -55,6 +52,7 @@ from tests.fakes.discord_server import (
     RateLimits,
     running_fake_discord,
 )
+from tests.papers import seed_agent_papers
 from tests.test_discord_render import spike
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
@@ -219,26 +217,7 @@ async def bot(fake: FakeDiscord, engine: Engine, catalog: Catalog) -> AsyncItera
 
 
 def seed_papers(engine: Engine, catalog: Catalog, count: int = 60) -> None:
-    """`count` papers on RL for LLM Agents, first among them a hostile and a 10 kB title."""
-    titles = [HOSTILE, "Long " * 2_000] + [f"Agent study number {n}" for n in range(count - 2)]
-    records = [
-        PaperRecord(
-            arxiv_id=f"2609.{n:05d}",
-            version=1,
-            title=title,
-            abstract=f"We train agents with reinforcement learning, study {n}. " * 4,
-            authors=("Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"),
-            categories=("cs.LG", "cs.AI"),
-            published=NOW - timedelta(days=1 + n % 5),
-            upstream_topics=("RL for LLM Agents",),
-        )
-        for n, title in enumerate(titles)
-    ]
-    tagger = Tagger(catalog)
-    with Session(engine) as session:
-        sync_catalog(session, catalog=catalog, tagger=tagger, now=NOW)
-        ingest_records(session, records, tagger=tagger, catalog=catalog, now=NOW)
-        session.commit()
+    seed_agent_papers(engine, catalog, hostile=HOSTILE, now=NOW, count=count)
 
 
 def is_private(answer: dict) -> bool:

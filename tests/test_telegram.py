@@ -38,13 +38,11 @@ from digests.delivery import (
     RetryLater,
     Transient,
 )
-from digests.ingest import ingest_records, sync_catalog
-from digests.papers import PaperRecord
 from digests.store import channels, deliveries
 from digests.store.engine import open_engine, upgrade_schema
-from digests.tagger import Tagger
 from tests.fakes.telegram_html import parse_telegram_html
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits, validate_telegram_html
+from tests.papers import seed_agent_papers
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
 WAIT = 5.0  # seconds for any awaited event
@@ -150,26 +148,7 @@ async def bot(engine: Engine, catalog: Catalog) -> AsyncIterator[Bot]:
 
 
 def seed_papers(engine: Engine, catalog: Catalog, count: int = 60) -> None:
-    """`count` papers on RL for LLM Agents, first among them a hostile and a 10 kB title."""
-    titles = [HOSTILE, "Long " * 2_000] + [f"Agent study number {n}" for n in range(count - 2)]
-    records = [
-        PaperRecord(
-            arxiv_id=f"2609.{n:05d}",
-            version=1,
-            title=title,
-            abstract=f"We train agents with reinforcement learning, study {n}. " * 4,
-            authors=("Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"),
-            categories=("cs.LG", "cs.AI"),
-            published=NOW - timedelta(days=1 + n % 5),
-            upstream_topics=("RL for LLM Agents",),
-        )
-        for n, title in enumerate(titles)
-    ]
-    tagger = Tagger(catalog)
-    with Session(engine) as session:
-        sync_catalog(session, catalog=catalog, tagger=tagger, now=NOW)
-        ingest_records(session, records, tagger=tagger, catalog=catalog, now=NOW)
-        session.commit()
+    seed_agent_papers(engine, catalog, hostile=HOSTILE, now=NOW, count=count)
 
 
 def visible(record: dict) -> str:
