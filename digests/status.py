@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from digests.due import last_occurrence
+from digests.store import deliveries
 from digests.store.lease import holder_of
 from digests.store.models import Channel, Delivery, Follow, IngestState, Paper, PaperTopic
 
@@ -66,7 +67,7 @@ def read_status(session: Session, *, now: datetime, upcoming: int = 5) -> Status
         last_ingest=session.execute(select(func.max(IngestState.last_success_at))).scalar(),
         papers=_count(session, select(func.count()).select_from(Paper)),
         tagged_papers=_count(session, select(func.count(func.distinct(PaperTopic.paper_id)))),
-        queue_depth=_count(session, select(func.count()).where(Delivery.status == "pending")),
+        queue_depth=deliveries.queue_depth(session),
         failed_deliveries=_count(session, select(func.count()).where(Delivery.status == "failed")),
         channels=_count(session, select(func.count()).select_from(Channel)),
         paused=[tuple(row) for row in paused],

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
+from digests.catalog import Catalog
 from digests.store.engine import open_engine, upgrade_schema
 
 POSTGRES_URL = os.environ.get("DIGESTBOT_TEST_POSTGRES_URL", "")
@@ -48,3 +49,18 @@ def engine(database_url: str) -> Iterator[Engine]:
 @pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'digestbot.db'}"
+
+
+@pytest.fixture
+def sqlite_engine(sqlite_url: str) -> Iterator[Engine]:
+    """A migrated SQLite database, for tests that need one backend only."""
+    engine = open_engine(sqlite_url)
+    upgrade_schema(engine)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    """The shipped topic catalog (loaded once per module)."""
+    return Catalog.load()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from sqlalchemy import Engine
@@ -36,3 +38,9 @@ def seed_agent_papers(
         sync_catalog(session, catalog=catalog, tagger=tagger, now=now)
         ingest_records(session, records, tagger=tagger, catalog=catalog, now=now)
         session.commit()
+
+
+def clock_from(start: datetime) -> Callable[[], datetime]:
+    """`start`, moving on in real time (manual digests are keyed by the time they are asked)."""
+    started = time.monotonic()
+    return lambda: start + timedelta(seconds=time.monotonic() - started)

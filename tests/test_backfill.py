@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, func, select
@@ -13,7 +12,6 @@ from sqlmodel import Session
 from bot.arxiv import ArxivClient
 from bot.ingest_jobs import BACKFILL_KEY, BackfillInterrupted, backfill, day_windows, ingest_listing
 from digests.catalog import Catalog
-from digests.store.engine import open_engine, upgrade_schema
 from digests.store.models import Paper
 from digests.store.repo import load_state, save_state
 from digests.tagger import Tagger
@@ -37,21 +35,13 @@ OUTSIDE = [
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = open_engine(f"sqlite:///{tmp_path / 'backfill.db'}")
-    upgrade_schema(engine)
-    yield engine
-    engine.dispose()
+def engine(sqlite_engine: Engine) -> Engine:
+    return sqlite_engine
 
 
 @pytest.fixture
 def sessions(engine: Engine) -> Callable[[], Session]:
     return lambda: Session(engine, expire_on_commit=False)
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return Catalog.load()
 
 
 @pytest.fixture(scope="module")

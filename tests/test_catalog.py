@@ -12,11 +12,6 @@ from digests.tagger import Tagger
 from tests.seeds import load_seed_papers, seed_tags, seeds_dir
 
 
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return Catalog.load()
-
-
 def write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "topics.toml"
     path.write_text(text, encoding="utf-8")

@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import Session, select
 
-from digests.catalog import Catalog
 from digests.commands import Caller, CommandService
 from digests.store import channels
 from digests.store.models import Channel
@@ -17,11 +16,6 @@ NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
 PRIVATE = Caller(platform="telegram", chat_id="42", user_id="42", chat_kind="private")
 ADMIN = Caller(platform="telegram", chat_id="-100", user_id="7", chat_kind="group", can_manage=True)
 MEMBER = Caller(platform="telegram", chat_id="-100", user_id="8", chat_kind="group")
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return Catalog.load()
 
 
 @pytest.fixture

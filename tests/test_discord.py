@@ -13,7 +13,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -37,7 +37,6 @@ from digests.catalog import Catalog
 from digests.commands import COMMANDS, CommandService
 from digests.delivery import Address, Dispatcher, DrainReport
 from digests.store import channels, deliveries
-from digests.store.engine import open_engine, upgrade_schema
 from digests.store.models import Channel, Delivery, Follow
 from tests.fakes.discord_gateway import MANAGE_CHANNELS, channel_payload
 from tests.fakes.discord_server import (
@@ -52,7 +51,7 @@ from tests.fakes.discord_server import (
     RateLimits,
     running_fake_discord,
 )
-from tests.papers import seed_agent_papers
+from tests.papers import clock_from, seed_agent_papers
 from tests.test_discord_render import spike
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
@@ -65,23 +64,13 @@ DEFAULT_SCHEDULE = (0, "09:00", "UTC")
 FIRST_EXTRA_CHANNEL = 1_300_000_000_000_000_000  # Mondays at 09:00 UTC
 
 
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return Catalog.load()
-
-
 @pytest.fixture
-def engine(sqlite_url: str) -> Engine:
-    engine = open_engine(sqlite_url)
-    upgrade_schema(engine)
-    yield engine
-    engine.dispose()
+def engine(sqlite_engine: Engine) -> Engine:
+    return sqlite_engine  # the live-client tests need one backend only
 
 
 def advancing_clock() -> Callable[[], datetime]:
-    """NOW, moving on in real time (manual digests are keyed by the time they are asked)."""
-    started = time.monotonic()
-    return lambda: NOW + timedelta(seconds=time.monotonic() - started)
+    return clock_from(NOW)
 
 
 class SlowCommands(CommandService):

@@ -97,9 +97,14 @@ async def test_only_the_lease_holder_plans_digests(runtime):
 
 def other_paper(n: int, published: datetime) -> PaperRecord:
     return PaperRecord(
-        arxiv_id=f"2608.{n:05d}", version=1, title=f"Galaxy cluster survey, field {n}",
-        abstract="We measure the mass function of galaxy clusters.", authors=("Vera Rubin",),
-        categories=("astro-ph.CO",), published=published)
+        arxiv_id=f"2608.{n:05d}",
+        version=1,
+        title=f"Galaxy cluster survey, field {n}",
+        abstract="We measure the mass function of galaxy clusters.",
+        authors=("Vera Rubin",),
+        categories=("astro-ph.CO",),
+        published=published,
+    )
 
 
 def seed_spike(app, as_of: datetime) -> None:

@@ -168,11 +168,6 @@ OTHER_FIELDS = [
 
 
 @pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return Catalog.load()
-
-
-@pytest.fixture(scope="module")
 def tagger(catalog: Catalog) -> Tagger:
     return Tagger(catalog)
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import aiohttp
@@ -39,10 +38,9 @@ from digests.delivery import (
     Transient,
 )
 from digests.store import channels, deliveries
-from digests.store.engine import open_engine, upgrade_schema
 from tests.fakes.telegram_html import parse_telegram_html
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits, validate_telegram_html
-from tests.papers import seed_agent_papers
+from tests.papers import clock_from, seed_agent_papers
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
 WAIT = 5.0  # seconds for any awaited event
@@ -61,23 +59,13 @@ def timedelta_retry_after(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PTB_TIMEDELTA", "true")
 
 
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return Catalog.load()
-
-
 @pytest.fixture
-def engine(sqlite_url: str) -> Engine:
-    engine = open_engine(sqlite_url)
-    upgrade_schema(engine)
-    yield engine
-    engine.dispose()
+def engine(sqlite_engine: Engine) -> Engine:
+    return sqlite_engine  # the live-client tests need one backend only
 
 
 def advancing_clock() -> Callable[[], datetime]:
-    """NOW, moving on in real time (manual digests are keyed by the time they are asked)."""
-    started = time.monotonic()
-    return lambda: NOW + timedelta(seconds=time.monotonic() - started)
+    return clock_from(NOW)
 
 
 @dataclass
