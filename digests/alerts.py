@@ -3,7 +3,7 @@
 `digests.spikes` decides which topics alert; this module gathers what an alert shows: the
 topic's momentum (the same numbers as its digest section and topic page), the decision's
 evidence, and the papers driving the rise. Chat renderers build on `headline` and on the
-`SpikeAlert` fields; `alert_chart_png` draws the momentum histogram for platforms with images.
+`SpikeAlert` fields; `alert_chart` describes the momentum chart for platforms with images.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from datetime import UTC, date, datetime
 from sqlmodel import Session
 
 from digests.catalog import TopicDef
-from digests.chart import histogram_png
+from digests.chart_spec import topic_chart
 from digests.compose import DigestEntry, DigestPaper, TopicRef, compose_digest
 from digests.momentum import Momentum, histogram_lines, sparkline, window_bounds
 from digests.render_text import (
@@ -112,8 +112,9 @@ def render_alert_text(alert: SpikeAlert) -> str:
     return "\n".join(lines) + "\n"
 
 
-def alert_chart_png(alert: SpikeAlert) -> bytes:
-    return histogram_png(alert.momentum.weekly, title=f"{alert.topic.name} · papers per week")
+def alert_chart(alert: SpikeAlert) -> dict:
+    """The topic's 12-week chart, as stored with an alert's first part."""
+    return topic_chart(alert.topic.name, alert.momentum.weekly)
 
 
 def alert_period_key(slug: str, as_of: date) -> str:

@@ -9,12 +9,14 @@ bundled default font, so drawing needs no font files, and the same input gives t
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
+from digests.chart_spec import chart_panels
 from digests.compose import shorten
 from digests.momentum import MONTHS, WEEK_DAYS, WINDOW_DAYS, WeekCount
 from digests.render_text import clean_text
@@ -29,6 +31,7 @@ AXIS_COLOR = (175, 184, 193)
 HIGHLIGHT_WEEKS = WINDOW_DAYS // WEEK_DAYS
 MIN_SIZE = (200, 120)
 MAX_SIZE = (4000, 4000)
+PANEL_SIZE = (800, 300)  # each topic's histogram in a chart of several
 TITLE_LIMIT = 300  # characters kept before fitting the title to the width
 LEGEND = "last four weeks"
 
@@ -73,6 +76,39 @@ def histogram_png(
     weekly: Sequence[WeekCount], *, title: str, width: int = 800, height: int = 360
 ) -> bytes:
     """The weekly counts as a bar chart, PNG-encoded."""
+    return _png(_histogram_image(weekly, title, width, height))
+
+
+def chart_png(spec: Mapping) -> bytes:
+    """A stored chart description (`digests.chart_spec`) drawn: one histogram per panel,
+    stacked. The same description gives the same bytes; recent ones are kept in memory, since
+    many channels follow the same topics. ValueError when `spec` is not a chart."""
+    return _chart_png(json.dumps(spec, sort_keys=True, ensure_ascii=False))
+
+
+@lru_cache(maxsize=256)
+def _chart_png(canonical: str) -> bytes:
+    panels = chart_panels(json.loads(canonical))
+    if len(panels) == 1:
+        ((title, weekly),) = panels
+        return histogram_png(weekly, title=title)
+    images = [_histogram_image(weekly, title, *PANEL_SIZE) for title, weekly in panels]
+    stacked = Image.new("RGB", (PANEL_SIZE[0], PANEL_SIZE[1] * len(images)), BACKGROUND)
+    for index, image in enumerate(images):
+        stacked.paste(image, (0, index * PANEL_SIZE[1]))
+    return _png(stacked)
+
+
+def _png(image: Image.Image) -> bytes:
+    buffer = io.BytesIO()
+    # Drawn as each part is sent: the fastest zlib level halves encoding for 20% more bytes.
+    image.save(buffer, format="PNG", compress_level=1)
+    return buffer.getvalue()
+
+
+def _histogram_image(
+    weekly: Sequence[WeekCount], title: str, width: int, height: int
+) -> Image.Image:
     if not (MIN_SIZE[0] <= width <= MAX_SIZE[0] and MIN_SIZE[1] <= height <= MAX_SIZE[1]):
         raise ValueError(f"chart size must lie between {MIN_SIZE} and {MAX_SIZE} pixels")
     layout = _Layout.for_size(width, height)
@@ -96,9 +132,7 @@ def histogram_png(
         middle = (layout.plot_top + layout.baseline) // 2
         _text_centered(draw, message, (width // 2, middle), layout, MUTED_TEXT)
     _draw_week_labels(draw, weekly, boxes, layout)
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return buffer.getvalue()
+    return image
 
 
 def fit_text(text: str, max_width: int, *, size: int) -> str:

@@ -10,6 +10,7 @@ decides what happens next:
     ├── ChatGone              the channel was deleted: forget it and its follows
     ├── ChatMoved(new_id)     the chat has a new id: update it and resend there
     └── Rejected              this message is refused for good: record it, go on with the rest
+        └── MediaRefused      this chat takes no images: send the part again without its chart
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Protocol
 
 from sqlmodel import Session
 
+from digests.chart_spec import CHART_KEY, without_chart
 from digests.store import channels, deliveries
 from digests.store.deliveries import Claimed
 
@@ -59,6 +61,10 @@ class ChatMoved(SendFailure):
 
 
 class Rejected(SendFailure):
+    pass
+
+
+class MediaRefused(Rejected):
     pass
 
 
@@ -230,6 +236,12 @@ class Dispatcher:
                 session.commit()
                 return "removed", address
             except Rejected as exc:
+                if isinstance(exc, MediaRefused) and CHART_KEY in payload:
+                    log.info(
+                        "delivery %s part %s goes without its chart: %s", item.delivery_id, seq, exc
+                    )
+                    payload = without_chart(payload)
+                    continue
                 log.warning("delivery %s part %s refused: %s", item.delivery_id, seq, exc)
                 deliveries.mark_part_failed(session, item.delivery_id, seq, error=str(exc))
                 return "refused", address

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import io
 from datetime import UTC, date, datetime, timedelta
 
@@ -13,6 +12,7 @@ from bot.platforms import telegram_render
 from bot.platforms.telegram import TelegramSender
 from bot.platforms.terminal import TerminalAdapter
 from digests.alerts import SpikeAlert
+from digests.chart_spec import CHART_KEY, chart_panels
 from digests.compose import DigestEntry, DigestPaper, TopicRef
 from digests.delivery import Address
 from digests.momentum import compute_momentum
@@ -57,10 +57,9 @@ def spike_alert() -> SpikeAlert:
 def test_a_telegram_alert_is_the_chart_with_the_headline_then_valid_html():
     parts = telegram_render.render_alert(spike_alert())
     photo, *messages = parts
-    image = Image.open(io.BytesIO(base64.b64decode(photo["photo_png"])))
-    assert image.format == "PNG" and image.width > image.height
-    assert "RL for LLM Agents is up" in photo["caption"] and len(photo["caption"]) <= 1024
-    assert validate_telegram_html(photo["caption"]) is None
+    assert chart_panels(photo[CHART_KEY])[0][0] == "RL for LLM Agents · papers per week"
+    assert "RL for LLM Agents is up" in photo["text"] and len(photo["text"]) <= 1024
+    assert validate_telegram_html(photo["text"]) is None
     for message in messages:
         assert validate_telegram_html(message["text"]) is None
         assert len(message["text"]) <= 4096
@@ -82,15 +81,14 @@ async def test_the_chart_reaches_telegram_as_a_photo_upload():
         async with bot:
             await TelegramSender(bot).send(Address("telegram", "4242"), parts[0])
         (sent,) = fake.sent(4242, method="sendPhoto")
-    assert sent["photo"] == base64.b64decode(parts[0]["photo_png"])
+    image = Image.open(io.BytesIO(sent["photo"]))
+    assert image.format == "PNG" and image.width > image.height
     assert "RL for LLM Agents is up" in sent["caption"]
 
 
-def test_a_discord_alert_uploads_the_chart_and_shows_it_in_its_embed():
+def test_a_discord_alert_carries_the_chart_and_pings_only_the_chosen_role():
     from bot.platforms import discord_render
 
     first, *_ = discord_render.render_alert(spike_alert(), mention_role_id="123")
-    image = Image.open(io.BytesIO(base64.b64decode(first["chart_png"])))
-    assert image.format == "PNG"
-    assert first["embeds"][0]["image"]["url"] == f"attachment://{discord_render.CHART_FILE}"
+    assert chart_panels(first[CHART_KEY])[0][0] == "RL for LLM Agents · papers per week"
     assert first["content"].startswith("<@&123> **Spike:**")

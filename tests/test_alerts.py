@@ -11,7 +11,7 @@ from sqlmodel import Session
 from digests.alerts import (
     PERIOD_KEY_LIMIT,
     SpikeAlert,
-    alert_chart_png,
+    alert_chart,
     alert_period_key,
     build_alert,
     build_alerts,
@@ -19,6 +19,7 @@ from digests.alerts import (
     render_alert_text,
 )
 from digests.catalog import TopicDef
+from digests.chart_spec import chart_panels
 from digests.compose import DigestEntry, DigestPaper, TopicRef
 from digests.momentum import WINDOW_DAYS, compute_momentum, window_bounds
 from digests.papers import PaperRecord
@@ -120,8 +121,11 @@ def test_render_alert_text_without_papers_has_no_paper_heading():
     assert "Papers driving the rise" not in render_alert_text(make_alert(70, 29))
 
 
-def test_alert_chart_is_a_png():
-    assert alert_chart_png(make_alert(70, 29)).startswith(b"\x89PNG\r\n\x1a\n")
+def test_an_alert_carries_its_topics_12_week_chart():
+    alert = make_alert(70, 29)
+    ((title, weekly),) = chart_panels(alert_chart(alert))
+    assert title == "RL for LLM Agents · papers per week"
+    assert weekly == alert.momentum.weekly
 
 
 # --- period keys ------------------------------------------------------------------------------

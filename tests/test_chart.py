@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from datetime import date, timedelta
 
 import pytest
@@ -13,11 +14,15 @@ from digests.chart import (
     BACKGROUND,
     BAR_COLOR,
     HIGHLIGHT,
+    PANEL_SIZE,
+    chart_png,
     fit_text,
     histogram_png,
     week_label,
 )
-from digests.momentum import WeekCount
+from digests.chart_spec import MAX_PANELS, chart_panels, digest_chart
+from digests.compose import Digest, TopicRef, compose_digest
+from digests.momentum import WeekCount, compute_momentum
 
 FIRST_WEEK = date(2026, 7, 13)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -158,3 +163,79 @@ def test_week_labels_match_the_topic_page():
 def test_unreasonable_sizes_are_refused(size):
     with pytest.raises(ValueError):
         histogram_png(weeks([1] * 12), title="x", width=size[0], height=size[1])
+
+
+# --- charts stored with delivery parts ----------------------------------------------------------
+
+
+def topic_digest(*names: str) -> Digest:
+    topics = [TopicRef(name.lower(), name) for name in names]
+    day = FIRST_WEEK + timedelta(days=83)
+    momenta = {
+        topic.slug: compute_momentum(
+            topic.name, {day - timedelta(days=n): n for n in range(84)}, {day: 1000}, day
+        )
+        for topic in topics
+    }
+    return compose_digest(topics, [], momenta, day - timedelta(days=6), day)
+
+
+def decoded(data: bytes) -> Image.Image:
+    assert data.startswith(PNG_SIGNATURE)
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image
+
+
+def test_a_digest_chart_stacks_one_histogram_per_followed_topic_in_follow_order():
+    digest = topic_digest("Agentic RL", "LLM Reasoning", "Evaluation")
+    spec = digest_chart(digest)
+    assert [title for title, _ in chart_panels(spec)] == [
+        "Agentic RL · papers per week",
+        "LLM Reasoning · papers per week",
+        "Evaluation · papers per week",
+    ]
+    assert chart_panels(spec)[0][1] == digest.sections[0].momentum.weekly
+    image = decoded(chart_png(spec))
+    assert image.size == (PANEL_SIZE[0], 3 * PANEL_SIZE[1])
+    panel = decoded(
+        histogram_png(
+            digest.sections[1].momentum.weekly,
+            title="LLM Reasoning · papers per week",
+            width=PANEL_SIZE[0],
+            height=PANEL_SIZE[1],
+        )
+    )
+    second = image.crop((0, PANEL_SIZE[1], PANEL_SIZE[0], 2 * PANEL_SIZE[1]))
+    assert second.tobytes() == panel.tobytes()
+
+
+def test_a_one_topic_chart_is_the_topic_page_chart_and_many_topics_show_the_first_four():
+    single = digest_chart(topic_digest("Agentic RL"))
+    assert decoded(chart_png(single)).size == (800, 360)
+    many = digest_chart(topic_digest("A", "B", "C", "D", "E", "F"))
+    assert len(chart_panels(many)) == MAX_PANELS == 4
+
+
+def test_a_stored_chart_survives_json_and_draws_the_same_bytes():
+    spec = digest_chart(topic_digest("Agentic RL", "Evaluation"))
+    assert chart_png(json.loads(json.dumps(spec))) == chart_png(spec)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {},
+        {"panels": []},
+        {"panels": [{"title": "x"}]},
+        {"panels": [{"title": "x", "weeks": [["not a date", 3]]}]},
+        {"panels": [{"title": "x", "weeks": [["2026-07-13", -1]]}]},
+        {"panels": [{"title": "x", "weeks": [["2026-07-13", "3"]]}]},
+        {"panels": [{"title": "x", "weeks": [["2026-07-13", 3]]}] * 5},
+        {"panels": [{"title": "x", "weeks": [["2026-07-13", 3]] * 53}]},
+        {"panels": "<script>"},
+    ],
+)
+def test_a_malformed_stored_chart_is_refused_with_a_value_error(spec):
+    with pytest.raises(ValueError):
+        chart_png(spec)

@@ -26,6 +26,7 @@ from digests.papers import PaperRecord
 from digests.store import channels, repo
 from digests.store.models import Delivery, DeliveryPart
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits
+from tests.waiting import wait_until
 
 CHATS = 500
 FIRST_CHAT = 1_000_000
@@ -94,21 +95,20 @@ def stored_parts(database_url: str) -> tuple[int, int]:
     return deliveries, parts
 
 
-def chats_served(telegram: FakeTelegram) -> int:
-    return sum(1 for n in range(CHATS) if telegram.sent(FIRST_CHAT + n))
+def shown(record: dict) -> str:
+    """What a chat sees of a send: a message's text, or a chart's caption."""
+    return record["params"].get("text") or record["params"].get("caption")
+
+
+def chats_served(telegram: FakeTelegram, parts_per_chat: int) -> int:
+    return sum(
+        len({shown(record) for record in telegram.sent(FIRST_CHAT + n)}) >= parts_per_chat
+        for n in range(CHATS)
+    )
 
 
 def all_sent(telegram: FakeTelegram) -> int:
     return sum(len(telegram.sent(FIRST_CHAT + n)) for n in range(CHATS))
-
-
-async def wait_until(condition, timeout: float) -> bool:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while asyncio.get_running_loop().time() < deadline:
-        if condition():
-            return True
-        await asyncio.sleep(0.05)
-    return condition()
 
 
 async def test_a_killed_broadcast_resumes_with_every_part_exactly_once(tmp_path, database_url):
@@ -139,7 +139,8 @@ async def test_a_killed_broadcast_resumes_with_every_part_exactly_once(tmp_path,
             # In a thread: the fake server in this loop must keep answering meanwhile.
             deliveries, parts = await asyncio.to_thread(stored_parts, database_url)
             assert deliveries == CHATS
-            finished = await wait_until(lambda: chats_served(telegram) == CHATS, 120)
+            per_chat = parts // CHATS
+            finished = await wait_until(lambda: chats_served(telegram, per_chat) == CHATS, 120)
             assert finished, log.read_text()[-3000:]
             second.send_signal(signal.SIGTERM)
             # Waited for in a thread: the fake server in this loop answers the last calls.
@@ -147,12 +148,11 @@ async def test_a_killed_broadcast_resumes_with_every_part_exactly_once(tmp_path,
         finally:
             if second.poll() is None:
                 second.kill()
-        per_chat = [telegram.sent(FIRST_CHAT + n) for n in range(CHATS)]
-    expected = parts // CHATS
+        received = [telegram.sent(FIRST_CHAT + n) for n in range(CHATS)]
     repeats = {}
-    for n, messages in enumerate(per_chat):
-        counts = Counter(message["text"] for message in messages)
-        assert len(counts) == expected, f"chat {n} misses a part"
+    for n, records in enumerate(received):
+        counts = Counter(shown(record) for record in records)
+        assert len(counts) == per_chat, f"chat {n} misses a part"
         extra = sum(count - 1 for count in counts.values())
         assert extra <= 1, f"chat {n} received a part {extra + 1} times"
         if extra:

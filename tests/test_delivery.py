@@ -14,6 +14,7 @@ from digests.delivery import (
     ChatMoved,
     ChatUnavailable,
     Dispatcher,
+    MediaRefused,
     Rejected,
     RetryLater,
     Transient,
@@ -196,6 +197,33 @@ async def test_a_refused_part_is_recorded_and_the_rest_still_sent(engine, dispat
     with Session(engine) as session:
         errors = session.exec(select(DeliveryPart.error).order_by(DeliveryPart.seq)).scalars()
     assert list(errors) == ["message is too long", None, None]
+    assert delivery_status(engine, delivery_id) == "failed"
+
+
+async def test_a_chat_refusing_images_gets_the_part_without_its_chart_and_nothing_else_lost(
+    engine, dispatcher, sender
+):
+    channel_id = make_channel(engine)
+    with Session(engine) as session:
+        chart = {"panels": [{"title": "RL", "weeks": [["2026-09-21", 4]]}]}
+        parts = [{"text": "heading", "chart": chart}, {"text": "papers"}]
+        delivery_id = deliveries.enqueue(
+            session, channel_id=channel_id, kind="weekly", period_key="w", parts=parts, now=NOW
+        )
+        session.commit()
+    sender.script["-100"] = [MediaRefused("not enough rights to send photos to the chat")]
+    report = await dispatcher.drain()
+    assert [payload for _, payload in sender.received] == [{"text": "heading"}, {"text": "papers"}]
+    assert report.paused == 0 and delivery_status(engine, delivery_id) == "sent"
+
+
+async def test_an_image_refusal_for_a_part_without_a_chart_is_a_plain_refusal(
+    engine, dispatcher, sender
+):
+    delivery_id = enqueue(engine, make_channel(engine), parts=2)
+    sender.script["-100"] = [MediaRefused("no media here")]
+    await dispatcher.drain()
+    assert texts(sender) == ["part 1"]
     assert delivery_status(engine, delivery_id) == "failed"
 
 

@@ -38,8 +38,9 @@ from digests.commands import COMMANDS, CommandService
 from digests.delivery import Address, Dispatcher, DrainReport
 from digests.store import channels, deliveries
 from digests.store.models import Channel, Delivery, Follow
-from tests.fakes.discord_gateway import MANAGE_CHANNELS, channel_payload
+from tests.fakes.discord_gateway import ATTACH_FILES, MANAGE_CHANNELS, channel_payload, overwrite
 from tests.fakes.discord_server import (
+    BOT_ROLE_ID,
     DIGESTS_ID,
     GENERAL_ID,
     GUILD_ID,
@@ -53,6 +54,7 @@ from tests.fakes.discord_server import (
 )
 from tests.papers import clock_from, seed_agent_papers
 from tests.test_discord_render import spike
+from tests.waiting import wait_until
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
 WAIT = 5.0  # seconds for any awaited event
@@ -331,6 +333,66 @@ async def test_a_digest_arrives_split_within_every_limit_and_pings_nobody(
     assert "@everyone" not in text and "<@&123>" not in text
     assert "](http://evil)" not in text and "[x]" not in text
     assert "Long Long" in text and "Long " * 200 not in text
+
+
+def weekly_messages(bot: Bot, channel_id: int) -> list[dict]:
+    return [m for m in bot.fake.messages(channel_id) if m["type"] == 0]
+
+
+def deny_attachments(bot: Bot, channel_id: int) -> dict:
+    """The server takes Attach Files from the bot in this channel (the REST side sees it)."""
+    (guild,) = bot.fake.world.guilds
+    (channel,) = [c for c in guild["channels"] if int(c["id"]) == channel_id]
+    channel["permission_overwrites"] = [overwrite(BOT_ROLE_ID, deny=ATTACH_FILES)]
+    return channel
+
+
+async def test_a_weekly_digest_shows_its_12_week_chart_in_its_first_embed(
+    bot: Bot, engine: Engine, catalog: Catalog
+) -> None:
+    seed_papers(engine, catalog, count=5)
+    await bot.follow(RL, channel_id=DIGESTS_ID)
+    report = await bot.deliver_weekly(DIGESTS_ID)
+    assert report.delivered == 1
+    first, *rest = weekly_messages(bot, DIGESTS_ID)
+    (attachment,) = first["attachments"]
+    assert attachment["filename"] == "momentum.png"
+    assert bot.fake.rest.uploads[attachment["id"]].startswith(b"\x89PNG\r\n\x1a\n")
+    assert first["embeds"][0]["image"]["url"] == "attachment://momentum.png"
+    assert all(not message["attachments"] for message in rest)
+
+
+async def test_where_the_bot_may_not_attach_files_the_digest_comes_without_its_chart(
+    bot: Bot, engine: Engine, catalog: Catalog
+) -> None:
+    seed_papers(engine, catalog, count=5)
+    await bot.follow(RL, channel_id=DIGESTS_ID)
+    await bot.fake.dispatch("CHANNEL_UPDATE", deny_attachments(bot, DIGESTS_ID))
+    channel = bot.adapter.client.get_channel(DIGESTS_ID)
+    assert await wait_until(
+        lambda: not channel.permissions_for(channel.guild.me).attach_files, WAIT
+    )
+
+    report = await bot.deliver_weekly(DIGESTS_ID)
+    assert report.delivered == 1 and bot.channel(DIGESTS_ID).paused_reason is None
+    (message,) = weekly_messages(bot, DIGESTS_ID)
+    assert message["attachments"] == [] and "image" not in message["embeds"][0]
+    assert "Agent study number" in message["embeds"][0]["description"]
+    assert bot.fake.stats.forbidden == 0  # known from the cache: no refused upload was tried
+
+
+async def test_a_refused_upload_the_cache_did_not_foresee_is_sent_again_without_the_chart(
+    bot: Bot, engine: Engine, catalog: Catalog
+) -> None:
+    seed_papers(engine, catalog, count=5)
+    await bot.follow(RL, channel_id=DIGESTS_ID)
+    deny_attachments(bot, DIGESTS_ID)  # no CHANNEL_UPDATE: only the upload's 403 tells
+
+    report = await bot.deliver_weekly(DIGESTS_ID)
+    assert report.delivered == 1 and bot.channel(DIGESTS_ID).paused_reason is None
+    (message,) = weekly_messages(bot, DIGESTS_ID)
+    assert message["attachments"] == [] and "image" not in message["embeds"][0]
+    assert bot.fake.stats.forbidden == 1
 
 
 async def test_a_channel_the_bot_cannot_post_in_is_paused_and_the_server_is_told(

@@ -50,6 +50,7 @@ RL = "rl-for-llm-agents"
 STICKER = {"file_id": "s", "file_unique_id": "s", "type": "regular", "width": 1, "height": 1}
 STICKER |= {"is_animated": False, "is_video": False}
 YOU = Caller(platform="telegram", chat_id=str(PRIVATE), user_id=str(PRIVATE))
+PNG = b"\x89PNG\r\n\x1a\n"
 HOSTILE = "<b>bold</b> & <script>x</script> @channel /start@digest_test_bot"
 
 
@@ -253,15 +254,20 @@ async def test_admin_status_is_asked_once_a_minute_per_person(bot: Bot) -> None:
 # --- digests ---------------------------------------------------------------------------------
 
 
-async def test_a_digest_on_demand_arrives_split_in_valid_parts(bot: Bot, catalog: Catalog) -> None:
+async def test_a_digest_on_demand_arrives_as_its_chart_then_valid_parts(
+    bot: Bot, catalog: Catalog
+) -> None:
     seed_papers(bot.engine, catalog)
     await bot.say(PRIVATE, PRIVATE, "/follow rl for llm agents")
     answer = await bot.say(PRIVATE, PRIVATE, "/digest")
     assert visible(answer) == "Your digest: 60 new papers."
 
     digest = bot.services.commands.handle(YOU, "digest").digest
-    expected = len(render_digest(digest, title="Your digest"))
+    expected = len(render_digest(digest, title="Your digest")) - 1  # after the chart
     assert expected >= 3
+    (chart,) = await bot.tg.wait_for_sent(PRIVATE, 1, WAIT, "sendPhoto")
+    assert chart["photo"].startswith(PNG)
+    assert "60 new papers in 1 followed topic" in chart["message"]["caption"]
     parts = (await bot.tg.wait_for_sent(PRIVATE, 2 + expected, WAIT, "sendMessage"))[2:]
     for part in parts:
         assert validate_telegram_html(part["text"]) is None
@@ -271,6 +277,24 @@ async def test_a_digest_on_demand_arrives_split_in_valid_parts(bot: Bot, catalog
     assert "<b>bold</b> & <script>x</script>" in text  # shown literally, not as markup
     assert "/start@digest_test_bot" not in text and "/\u2060start@digest_test_bot" in text
     assert text.count("Agent study number") == 58
+
+
+async def test_where_members_may_not_post_photos_the_digest_comes_as_text_and_nothing_pauses(
+    bot: Bot, catalog: Catalog
+) -> None:
+    seed_papers(bot.engine, catalog, count=5)
+    await bot.say(GROUP, ADMIN, "/follow rl for llm agents")
+    bot.tg.forbid_photos(GROUP)
+    await bot.say(GROUP, ADMIN, "/digest")
+
+    caller = Caller(platform="telegram", chat_id=str(GROUP), user_id=str(ADMIN))
+    rendered = render_digest(bot.services.commands.handle(caller, "digest").digest, title="x")
+    assert "chart" in rendered[0]
+    sent = (await bot.tg.wait_for_sent(GROUP, 2 + len(rendered), WAIT, "sendMessage"))[2:]
+    assert bot.tg.sent(GROUP, "sendPhoto") == []
+    assert "5 new papers in 1 followed topic" in visible(sent[0])  # the chart's caption
+    assert [part["text"] for part in sent[1:]] == [part["text"] for part in rendered[1:]]
+    assert bot.channel(GROUP).paused_reason is None
 
 
 async def test_in_a_forum_the_digest_goes_to_the_topic_where_follow_was_typed(
@@ -377,7 +401,8 @@ async def test_a_burst_to_200_chats_delivers_every_part_once_despite_flood_limit
         finally:
             await asyncio.wait_for(adapter.stop(), 3 * WAIT)
     for chat, chat_parts in expected.items():
-        assert [r["text"] for r in tg.sent(chat)] == [p["text"] for p in chat_parts]
+        sent = [r["params"].get("text") or r["params"].get("caption") for r in tg.sent(chat)]
+        assert sent == [p["text"] for p in chat_parts]  # the first one with its chart
     assert report.delivered == 200 and report.failed == report.retried == 0
     assert tg.flood_count > 0  # limits did bite, and every refused part was sent later
 
@@ -395,6 +420,13 @@ async def test_a_burst_to_200_chats_delivers_every_part_once_despite_flood_limit
         ),
         (403, "Forbidden: bot was kicked from the group chat", None, ChatUnavailable, "kicked"),
         (400, "Bad Request: chat not found", None, ChatUnavailable, "chat not found"),
+        (
+            400,
+            "Bad Request: not enough rights to send text messages to the chat",
+            None,
+            ChatUnavailable,
+            "not enough rights",
+        ),
         (400, "Bad Request: can't parse entities: oops", None, Rejected, "parse entities"),
         (502, "Bad Gateway", None, Transient, "Bad Gateway"),
     ],

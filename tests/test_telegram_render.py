@@ -8,6 +8,7 @@ from datetime import date, timedelta
 import pytest
 
 from bot.platforms.telegram_render import (
+    CAPTION_LIMIT,
     MESSAGE_LIMIT,
     WORD_JOINER,
     choice_data,
@@ -15,6 +16,7 @@ from bot.platforms.telegram_render import (
     render_digest,
     render_reply,
 )
+from digests.chart_spec import CHART_KEY, chart_panels
 from digests.commands import Choice, Reply
 from digests.compose import DigestPaper, TopicRef, compose_digest
 from digests.momentum import compute_momentum
@@ -62,22 +64,28 @@ def assert_sendable(parts: list[dict]) -> None:
     """What Telegram checks: valid HTML, at most 4,096 characters however counted."""
     for part in parts:
         assert validate_telegram_html(part["text"]) is None, part["text"]
-        assert utf16_length(part["text"]) <= MESSAGE_LIMIT
+        assert utf16_length(part["text"]) <= (CAPTION_LIMIT if CHART_KEY in part else MESSAGE_LIMIT)
         assert utf16_length(visible(part)) <= MESSAGE_LIMIT
         assert part["parse_mode"] == "HTML"
         assert part["link_preview_options"] == {"is_disabled": True}
 
 
-def test_a_small_digest_is_one_message_with_links_and_details() -> None:
+def test_a_small_digest_is_its_chart_under_the_heading_then_one_message_of_papers() -> None:
     papers = [paper(1, scores={RL.slug: 0.9, EVALS.slug: 0.5}), paper(2, topic=EVALS)]
-    (part,) = render_digest(digest_of(papers), title="Weekly digest")
-    assert_sendable([part])
-    text, entities = parse_telegram_html(part["text"])
-    lines = text.splitlines()
-    assert lines[:2] == [
+    chart, part = render_digest(digest_of(papers), title="Weekly digest")
+    assert_sendable([chart, part])
+    assert [title for title, _ in chart_panels(chart[CHART_KEY])] == [
+        f"{RL.name} · papers per week",
+        f"{EVALS.name} · papers per week",
+    ]
+    caption = parse_telegram_html(chart["text"])[0]
+    assert len(chart["text"]) <= CAPTION_LIMIT
+    assert caption.splitlines() == [
         "Weekly digest",
         "Sep 21 – Sep 27, 2026 · 2 new papers in 2 followed topics",
     ]
+    text, entities = parse_telegram_html(part["text"])
+    lines = text.splitlines()
     assert "1. Paper number 1" in lines
     assert "Ada One, Bo Two, Cy Three et al. · Sep 27, 2026 · cs.LG" in lines
     assert "also in: Evaluation" in lines
@@ -141,10 +149,10 @@ def test_emoji_count_double_so_a_message_stays_within_utf16_units() -> None:
 
 
 def test_hostile_titles_show_as_text_and_cannot_command_or_mention() -> None:
-    (part,) = render_digest(digest_of([paper(1, title=HOSTILE)]), title="<i>Digest</i> & co")
-    assert_sendable([part])
+    chart, part = render_digest(digest_of([paper(1, title=HOSTILE)]), title="<i>Digest</i> & co")
+    assert_sendable([chart, part])
+    assert visible(chart).startswith("<i>Digest</i> & co\n")
     text, entities = parse_telegram_html(part["text"])
-    assert text.startswith("<i>Digest</i> & co\n")
     shown = text.replace(WORD_JOINER, "")
     assert "1. <b>bold</b> & <script>x</script> @channel /start@digest_test_bot" in shown
     # Telegram would make "/start@digest_test_bot" a tappable command and "@channel" a mention;
@@ -165,7 +173,7 @@ def test_hostile_titles_show_as_text_and_cannot_command_or_mention() -> None:
     ],
 )
 def test_an_unusable_or_hostile_url_falls_back_to_the_arxiv_page(url: str) -> None:
-    (part,) = render_digest(digest_of([paper(1, url=url)]), title="Digest")
+    _, part = render_digest(digest_of([paper(1, url=url)]), title="Digest")
     assert_sendable([part])
     _, entities = parse_telegram_html(part["text"])
     [link] = [e["url"] for e in entities if e["type"] == "text_link"]
@@ -174,7 +182,7 @@ def test_an_unusable_or_hostile_url_falls_back_to_the_arxiv_page(url: str) -> No
 
 def test_a_section_without_papers_says_so_and_more_papers_are_counted() -> None:
     digest = digest_of([paper(n) for n in range(8)], cap=5)
-    (part,) = render_digest(digest, title="Digest")
+    _, part = render_digest(digest, title="Digest")
     text = visible(part)
     assert "+3 more in this topic" in text
     assert "Evaluation\n" in text and "No new papers in this period." in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -12,7 +13,7 @@ from sqlmodel import Session
 from digests.alerts import SpikeAlert
 from digests.commands import Caller, CommandService, Reply
 from digests.compose import Digest
-from digests.delivery import Dispatcher, Sender
+from digests.delivery import Dispatcher, MediaRefused, Sender
 from digests.store import channels, deliveries
 
 
@@ -34,6 +35,17 @@ class Adapter(Protocol):
     async def start(self) -> None: ...
 
     async def stop(self) -> None: ...
+
+
+async def draw_chart(spec: dict) -> bytes:
+    """A part's stored chart as PNG bytes, drawn off the event loop; MediaRefused when the
+    description cannot be drawn, so the part still goes out without it."""
+    from digests.chart import chart_png  # Pillow loads with the first chart, not at start
+
+    try:
+        return await asyncio.to_thread(chart_png, spec)
+    except ValueError as exc:
+        raise MediaRefused(f"chart not drawn: {exc}") from exc
 
 
 @dataclass

@@ -20,7 +20,6 @@ in a DM with an ephemeral answer.
 from __future__ import annotations
 
 import asyncio
-import base64
 import collections
 import io
 import logging
@@ -34,12 +33,15 @@ import yarl
 from discord import app_commands
 from sqlalchemy import select
 
-from bot.platforms.discord_render import CHART_FILE, render_alert, render_digest, render_reply
+from bot.platforms.base import draw_chart
+from bot.platforms.discord_render import render_alert, render_digest, render_reply
+from digests.chart_spec import CHART_KEY
 from digests.commands import COMMANDS, FOLLOW_MODES, MAX_ARGUMENT, Caller, Reply
 from digests.delivery import (
     Address,
     ChatGone,
     ChatUnavailable,
+    MediaRefused,
     Rejected,
     RetryLater,
     SendFailure,
@@ -64,9 +66,11 @@ PRIVATE_VIEWS = frozenset({"following", "topics", "trending", "help", "digest"})
 CHOICES_LIMIT = 25  # Discord's maximum of autocomplete choices
 CHOICE_TEXT_LIMIT = 100  # characters of a choice's name and of a string choice's value
 UNKNOWN_CHANNEL = 10003
+MISSING_PERMISSIONS = 50013
+CHART_FILE = "momentum.png"
 FORBIDDEN_REASONS = {
     50001: "missing access: the bot cannot see this channel",
-    50013: "missing permissions: the bot needs Send Messages and Embed Links here",
+    MISSING_PERMISSIONS: "missing permissions: the bot needs Send Messages and Embed Links here",
     50007: "the user does not accept direct messages from the bot",
 }
 OOPS = "Something went wrong while answering; please try again in a moment."
@@ -134,26 +138,40 @@ class DiscordSender:
         # A partial channel needs no cache and no fetch: one request per message.
         channel = self.client.get_partial_messageable(int(address.chat_id))
         embeds = [discord.Embed.from_dict(embed) for embed in payload.get("embeds") or []]
+        files = await self.chart_upload(int(address.chat_id), payload, embeds)
         if self.pace is not None:
             await self.pace.wait_turn()
         try:
             message = await channel.send(
                 content=payload.get("content"),
                 embeds=embeds,
-                files=chart_files(payload),
+                files=files,
                 allowed_mentions=allowed_mentions(payload),
             )
+        except discord.Forbidden as error:
+            if files and error.code == MISSING_PERMISSIONS:
+                raise MediaRefused("the bot may not attach files here") from error
+            raise send_failure(error) from error
         except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as error:
             raise send_failure(error) from error
         return str(message.id)
 
-
-def chart_files(payload: dict) -> list[discord.File]:
-    """The chart stored (base64) with an alert part, as an upload."""
-    if "chart_png" not in payload:
-        return []
-    data = io.BytesIO(base64.b64decode(payload["chart_png"]))
-    return [discord.File(data, filename=CHART_FILE)]
+    async def chart_upload(
+        self, channel_id: int, payload: dict, embeds: list[discord.Embed]
+    ) -> list[discord.File]:
+        """The part's chart as an upload, shown in its first embed. Where the gateway's cache
+        says the bot may not attach files, MediaRefused at once: a refused upload would count
+        towards Cloudflare's ban on invalid requests."""
+        if CHART_KEY not in payload:
+            return []
+        cached = self.client.get_channel(channel_id)
+        me = getattr(getattr(cached, "guild", None), "me", None)
+        if me is not None and not cached.permissions_for(me).attach_files:
+            raise MediaRefused("the bot may not attach files here")
+        png = await draw_chart(payload[CHART_KEY])
+        if embeds:
+            embeds[0].set_image(url=f"attachment://{CHART_FILE}")
+        return [discord.File(io.BytesIO(png), filename=CHART_FILE)]
 
 
 def allowed_mentions(payload: dict) -> discord.AllowedMentions:

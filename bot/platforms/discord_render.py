@@ -23,7 +23,6 @@ link is built, so no cut ever lands inside a link.
 
 from __future__ import annotations
 
-import base64
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -31,7 +30,8 @@ from dataclasses import dataclass, field
 import discord
 from discord.utils import escape_markdown, escape_mentions
 
-from digests.alerts import SpikeAlert, alert_chart_png, headline
+from digests.alerts import SpikeAlert, alert_chart, headline
+from digests.chart_spec import CHART_KEY, digest_chart
 from digests.commands import Reply
 from digests.compose import Digest, DigestEntry, DigestSection
 from digests.momentum import sparkline
@@ -119,6 +119,8 @@ def render_digest(digest: Digest, *, title: str) -> list[dict]:
         packer.end_section()
     payloads = packer.payloads()
     payloads[0]["content"] = _heading(digest, title)
+    if chart := digest_chart(digest):  # shown in the first embed (see DiscordSender)
+        payloads[0][CHART_KEY] = chart
     return payloads
 
 
@@ -225,9 +227,6 @@ class _Packer:
 # --- spike alerts ----------------------------------------------------------------------------
 
 
-CHART_FILE = "momentum.png"
-
-
 def render_alert(alert: SpikeAlert, *, mention_role_id: str = "") -> list[dict]:
     """A spike alert: its headline as content (pinging the chosen role, if any) and an embed
     with the evidence, sparkline and the papers driving the rise."""
@@ -244,9 +243,7 @@ def render_alert(alert: SpikeAlert, *, mention_role_id: str = "") -> list[dict]:
     payloads = packer.payloads()
     role = f"<@&{mention_role_id}> " if mention_role_id.isdigit() else ""
     payloads[0]["content"] = f"{role}**Spike:** {markdown_safe(headline(alert), 500)}"
-    # The 12-week chart, uploaded with the first message and shown in its first embed.
-    payloads[0]["chart_png"] = base64.b64encode(alert_chart_png(alert)).decode("ascii")
-    payloads[0]["embeds"][0]["image"] = {"url": f"attachment://{CHART_FILE}"}
+    payloads[0][CHART_KEY] = alert_chart(alert)
     if role:
         payloads[0]["mention_role_id"] = mention_role_id
     return payloads

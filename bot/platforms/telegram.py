@@ -18,7 +18,6 @@ The PTB `Application` runs inside digestbot's own event loop (initialize/start/u
 from __future__ import annotations
 
 import asyncio
-import base64
 import datetime as dtm
 import hashlib
 import logging
@@ -60,15 +59,17 @@ from telegram.ext import (
 from telegram.request import BaseRequest
 
 from bot.platforms import telegram_render
-from bot.platforms.base import BotServices
+from bot.platforms.base import BotServices, draw_chart
 from bot.settings import Settings
 from digests.alerts import SpikeAlert
+from digests.chart_spec import CHART_KEY
 from digests.commands import COMMANDS, MUTATING, Caller, Reply
 from digests.compose import Digest
 from digests.delivery import (
     Address,
     ChatMoved,
     ChatUnavailable,
+    MediaRefused,
     Rejected,
     RetryLater,
     SendFailure,
@@ -90,6 +91,12 @@ ALLOWED_UPDATES = [Update.MESSAGE, Update.CHANNEL_POST, Update.CALLBACK_QUERY]
 START_HELP = "start here: what I can do"
 STEP_TIMEOUT = 10.0  # seconds for each step of stop()
 # 400 answers that mean "cannot write here now", not "this message is wrong".
+# Checked first: "not enough rights to send photos" refuses the chart, not the chat.
+MEDIA_REFUSED_PHRASES = (
+    "not enough rights to send photos",
+    "chat_send_photos_forbidden",
+    "chat_send_media_forbidden",
+)
 UNAVAILABLE_PHRASES = (
     "chat not found",
     "message thread not found",
@@ -147,10 +154,10 @@ class TelegramSender:
             "message_thread_id": int(address.thread_id) if address.thread_id else None,
         }
         try:
-            if "photo_png" in payload:  # a chart, stored as base64 with the delivery
+            if CHART_KEY in payload:  # the chart as a photo, the text as its caption
                 message = await self.bot.send_photo(
-                    photo=base64.b64decode(payload["photo_png"]),
-                    caption=payload.get("caption"),
+                    photo=await draw_chart(payload[CHART_KEY]),
+                    caption=payload.get("text"),
                     parse_mode=payload.get("parse_mode"),
                     **target,
                 )
@@ -190,6 +197,8 @@ def send_failure(exc: TelegramError) -> SendFailure | None:
     if isinstance(exc, Forbidden):
         return ChatUnavailable(exc.message)
     if isinstance(exc, BadRequest):  # before NetworkError: BadRequest is one
+        if any(phrase in exc.message.lower() for phrase in MEDIA_REFUSED_PHRASES):
+            return MediaRefused(exc.message)
         if any(phrase in exc.message.lower() for phrase in UNAVAILABLE_PHRASES):
             return ChatUnavailable(exc.message)
         return Rejected(exc.message)

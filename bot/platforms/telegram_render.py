@@ -26,7 +26,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from digests.alerts import SpikeAlert, alert_chart_png, headline
+from digests.alerts import SpikeAlert, alert_chart, headline
+from digests.chart_spec import CHART_KEY, digest_chart
 from digests.commands import Choice, Reply
 from digests.compose import Digest, DigestEntry, DigestSection
 from digests.momentum import sparkline
@@ -96,21 +97,21 @@ class _Block:
 
 
 def render_digest(digest: Digest, *, title: str) -> list[dict]:
-    """The digest as one or more messages, each within Telegram's limit."""
-    blocks = [_Block(_heading(digest, title))]
+    """The digest as one or more messages, each within Telegram's limit. With topics, the
+    heading is the caption of their 12-week chart, like the top of a topic page."""
+    heading = _heading(digest, title)
+    chart = digest_chart(digest)
+    blocks = [] if chart else [_Block(heading)]
     for section in digest.sections:
         blocks += _section_blocks(section)
-    return [message(text) for text in _pack(blocks)]
+    messages = [message(text) for text in _pack(blocks)]
+    return [{**message(heading), CHART_KEY: chart}, *messages] if chart else messages
 
 
 def render_alert(alert: SpikeAlert) -> list[dict]:
     """A spike alert: the 12-week chart as a photo with the headline, then the papers."""
     caption = f"<b>Spike</b>: {safe(headline(alert), CAPTION_LIMIT - 40)}"
-    photo = {
-        "photo_png": base64.b64encode(alert_chart_png(alert)).decode("ascii"),
-        "caption": caption,
-        "parse_mode": "HTML",
-    }
+    photo = {**message(caption), CHART_KEY: alert_chart(alert)}
     lines = [
         html.escape(evidence_text(alert.decision), quote=False),
         f"Last 12 weeks: {html.escape(sparkline([w.count for w in alert.momentum.weekly]))}",
@@ -127,7 +128,7 @@ def _heading(digest: Digest, title: str) -> str:
     papers = "1 new paper" if count == 1 else f"{count:,} new papers"
     followed = "1 followed topic" if topics == 1 else f"{topics:,} followed topics"
     period = period_text(digest.period_start, digest.period_end)
-    return f"<b>{safe(title, 200) or 'Research digest'}</b>\n{period} · {papers} in {followed}"
+    return f"<b>{safe(title, 120) or 'Research digest'}</b>\n{period} · {papers} in {followed}"
 
 
 def _section_blocks(section: DigestSection) -> list[_Block]:

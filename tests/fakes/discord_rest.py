@@ -196,6 +196,7 @@ class RestApi:
         self.base_url = ""
         self.gateway_url = ""
         self.send_timeline: list[SendRecord] = []
+        self.uploads: dict[str, bytes] = {}  # attachment id -> the bytes uploaded
         self.channel_messages: dict[int, list[dict]] = defaultdict(list)
         self.commands: dict[int | None, list[dict]] = {}
         self.interactions: dict[int, InteractionRecord] = {}
@@ -524,6 +525,7 @@ class RestApi:
             attachment_id = self.make_id()
             filename = meta.get("filename") or file["filename"]
             url = f"{self.base_url}/attachments/{channel_id}/{attachment_id}/{filename}"
+            self.uploads[str(attachment_id)] = file["data"]
             attachments.append(
                 {
                     "id": str(attachment_id),

@@ -156,6 +156,7 @@ class RateLimitStats:
     global_limited: int = 0
     route_limited: int = 0
     stormed: int = 0
+    forbidden: int = 0  # 403s: with 401s and 429s, what Cloudflare counts towards a ban
 
 
 @dataclass
@@ -270,6 +271,7 @@ class Traffic:
             response = await handler(request)
         except ApiError as error:
             response = json_response(error.body(), error.status)
+            self.stats.forbidden += error.status == 403
         except (AttributeError, KeyError, TypeError, ValueError) as error:
             # A body the fake cannot read: Discord would say 400; the test needs to know.
             self.unhandled.append(f"{request.method} {path}: {error!r}")

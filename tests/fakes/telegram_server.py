@@ -165,6 +165,7 @@ class Chat:
     is_forum: bool = False
     members: dict[int, str] = field(default_factory=dict)  # user id -> status
     blocked: str | None = None  # the 403 description while the bot cannot write here
+    photos_allowed: bool = True  # a group may let members (and the bot) post text only
     migrated_to: int | None = None
     messages: dict[int, dict] = field(default_factory=dict)
     last_message_id: int = 0
@@ -296,6 +297,11 @@ class FakeTelegram:
         """status: creator, administrator, member, left or kicked."""
         self.users.get(user_id) or self.add_user(user_id)
         self._chat_or_add(chat_id).members[user_id] = status
+
+    def forbid_photos(self, chat_id: int) -> None:
+        """From now on photos sent here answer 400, as in a group whose members may not post
+        media; text still goes through."""
+        self._chat_or_add(chat_id).photos_allowed = False
 
     def block(self, chat_id: int, description: str | None = None) -> None:
         """From now on sends to this chat answer 403 (blocked by the user / kicked)."""
@@ -549,6 +555,8 @@ class FakeTelegram:
 
     async def _api_sendphoto(self, params: dict, files: dict) -> dict:
         chat = self._writable_chat(params)
+        if not chat.photos_allowed:
+            raise _bad("not enough rights to send photos to the chat")
         photo = _photo_bytes(params, files)
         caption, entities = self._parsed(
             params, "caption", CAPTION_LIMIT, "message caption is too long"
