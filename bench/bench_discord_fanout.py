@@ -11,7 +11,7 @@ logs in, then the `Dispatcher` (32 workers) drains every delivery through `Disco
 Printed per run and as the median of the runs: accepted messages per second (messages over the
 drain's wall time) against the allowed 50, the 429s the fake answered, and messages lost or
 duplicated. The target is at least 90% of the allowed rate with nothing lost.
-`--no-pace` turns off the adapter's own request pacing, leaving discord.py to find the global
+`--no-pace` turns off the dispatcher's request pacing, leaving discord.py to find the global
 limit by running into it.
 """
 
@@ -184,7 +184,7 @@ async def one_run(count: int, catalog: Catalog, pace: bool, folder: Path, fake) 
     )
     adapter = DiscordAdapter(settings, services, guild_ready_timeout=0.1)
     if not pace:
-        adapter.sender.pace = None
+        dispatcher.paces["discord"] = None
     dispatcher.senders["discord"] = adapter.sender
     parts = enqueue_everywhere(engine, catalog, adapter, count)
     await adapter.start()
@@ -228,7 +228,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--channels", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--no-pace", action="store_true", help="no RequestPace in the sender")
+    parser.add_argument("--no-pace", action="store_true", help="no RequestPace in the dispatcher")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     catalog = Catalog.load()

@@ -41,6 +41,12 @@ class Metrics:
             "1 when this replica runs the scheduled jobs",
             registry=self.registry,
         )
+        self.send_share = Gauge(
+            "digestbot_send_share",
+            "This replica's share of the platform's per-bot send limit (1/n for n replicas)",
+            ["platform"],
+            registry=self.registry,
+        )
 
     def refresh(self, session: Session, *, now: datetime, leader: bool) -> dict:
         status = read_status(session, now=now, upcoming=1)

@@ -34,7 +34,7 @@ from bot.settings import Settings, spike_settings
 from digests.alerting import plan_alerts
 from digests.catalog import UnknownTopic
 from digests.commands import CommandService
-from digests.delivery import Dispatcher
+from digests.delivery import Dispatcher, send_rate_share, withdraw_sender
 from digests.dispatch import (
     PlannedDigest,
     due_channels,
@@ -126,8 +126,11 @@ class Runtime:
             await self.drain()
 
     async def lead(self) -> None:
-        """Renew the scheduler lease; the holder plans the due digests. Quick, never sends."""
+        """Renew the scheduler lease; the holder plans the due digests. Quick, never sends.
+        Every replica also renews its presence as a sender here, so a long broadcast never
+        lets it lapse."""
         async with self._tick_lock:
+            self.share_send_rates()
             ttl = timedelta(seconds=self.app.settings.scheduler_lease_seconds)
             with self.app.session() as session:
                 self.is_leader = leases.try_acquire(
@@ -139,6 +142,15 @@ class Runtime:
                 return
             for kind in ("weekly", "daily"):
                 self.plan(kind)
+
+    def share_send_rates(self) -> None:
+        """Pace each platform at this replica's share of its per-bot limit."""
+        ttl = timedelta(seconds=self.app.settings.scheduler_lease_seconds)
+        with self.app.session() as session:
+            for platform in self.platforms:
+                share = send_rate_share(session, platform, self.name, now=self.clock(), ttl=ttl)
+                self.dispatcher.share_send_rate(platform, share)
+                self.metrics.send_share.labels(platform).set(share)
 
     async def tick(self) -> None:
         """One scheduler round: lead (if this replica may), then send what is stored."""
@@ -322,6 +334,8 @@ class Runtime:
                 log.warning("%s adapter did not stop cleanly", adapter.platform, exc_info=True)
         with self.app.session() as session:
             leases.release(session, LEASE_NAME, self.name, now=self.clock())
+            for platform in self.platforms:
+                withdraw_sender(session, platform, self.name, now=self.clock())
 
 
 def build_adapters(settings: Settings, services: BotServices) -> list[Adapter]:

@@ -16,6 +16,7 @@ decides what happens next:
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import random
 from collections.abc import Callable, Mapping
@@ -26,7 +27,9 @@ from typing import Protocol
 from sqlmodel import Session
 
 from digests.chart_spec import CHART_KEY, without_chart
+from digests.pace import RequestPace
 from digests.store import channels, deliveries
+from digests.store import lease as leases
 from digests.store.deliveries import Claimed
 
 log = logging.getLogger(__name__)
@@ -79,6 +82,7 @@ class Sender(Protocol):
     """What a chat platform adapter provides to deliver one stored part."""
 
     platform: str
+    sends_per_second: float | None  # the platform's limit per bot, to pace sends under
 
     async def send(self, address: Address, payload: dict) -> str:
         """Send one part; return the platform's message id or raise a SendFailure."""
@@ -112,6 +116,7 @@ class Dispatcher:
         max_inline_wait: float = 120.0,
         backoff_base: float = 1.0,
         lease: timedelta = timedelta(seconds=60),
+        paces: Mapping[str, RequestPace] | None = None,
     ) -> None:
         self.session_factory = session_factory
         self.senders = dict(senders)
@@ -123,7 +128,19 @@ class Dispatcher:
         self.max_inline_wait = max_inline_wait
         self.backoff_base = backoff_base
         self.lease = lease
+        self.paces = dict(paces or {})  # by platform; made from the sender's rate when missing
         self.stopping = False
+
+    def share_send_rate(self, platform: str, share: float) -> None:
+        """Pace this platform's sends at `share` of its per-bot limit (see `send_rate_share`)."""
+        if (pace := self._pace(platform)) is not None:
+            pace.set_share(share)
+
+    def _pace(self, platform: str) -> RequestPace | None:
+        if platform not in self.paces:
+            rate = getattr(self.senders.get(platform), "sends_per_second", None)
+            self.paces[platform] = RequestPace(rate) if rate else None
+        return self.paces[platform]
 
     async def drain(self) -> DrainReport:
         """Send every due delivery; returns when none is left to claim (or on stop).
@@ -202,6 +219,8 @@ class Dispatcher:
             ):
                 log.warning("delivery %s was taken over by another worker", item.delivery_id)
                 return "lost", address
+            if (pace := self._pace(item.platform)) is not None:
+                await pace.wait_turn()
             try:
                 message_id = await sender.send(address, payload)
             except RetryLater as exc:
@@ -277,3 +296,29 @@ class Dispatcher:
 
 def _count(report: DrainReport, outcome: str) -> None:
     setattr(report, outcome, getattr(report, outcome) + 1)
+
+
+def send_rate_share(
+    session: Session, platform: str, worker: str, *, now: datetime, ttl: timedelta
+) -> float:
+    """This replica's share of a platform's per-bot send limit: 1/n while n replicas send.
+
+    Each call renews this replica's presence as a sender (a lease of its own, `ttl` long) and
+    counts the presences still live. A replica that dies drops out once its presence expires,
+    and the others take its share back.
+    """
+    leases.try_acquire(session, _presence(platform, worker), worker, now=now, ttl=ttl)
+    return 1.0 / max(1, leases.count_live(session, _presence(platform, ""), now=now))
+
+
+def withdraw_sender(session: Session, platform: str, worker: str, *, now: datetime) -> None:
+    """On a clean stop: the other replicas take this one's share back at once."""
+    leases.release(session, _presence(platform, worker), worker, now=now)
+
+
+def _presence(platform: str, worker: str) -> str:
+    name = f"sender:{platform}:{worker}"
+    if len(name) > leases.NAME_LIMIT:  # a long host name: its hash is as unique
+        name = f"sender:{platform}:{hashlib.sha256(worker.encode()).hexdigest()[:24]}"
+    return name
+

@@ -95,6 +95,25 @@ async def test_only_the_lease_holder_plans_digests(runtime):
     assert stream.getvalue().count("Weekly digest") == 1
 
 
+def send_share(runtime: Runtime) -> float:
+    sample = {"platform": "terminal"}
+    return runtime.metrics.registry.get_sample_value("digestbot_send_share", sample)
+
+
+async def test_replicas_split_each_platforms_send_limit_and_a_stopped_one_gives_it_back(runtime):
+    runtime, clock, _ = runtime
+    other = Runtime(runtime.app, clock=clock, adapters=[TerminalAdapter(io.StringIO())])
+    other.name = "another-replica"
+    await runtime.tick()
+    assert send_share(runtime) == 1.0
+    await other.tick()
+    await runtime.tick()
+    assert send_share(runtime) == send_share(other) == 0.5
+    await other.stop()
+    await runtime.tick()
+    assert send_share(runtime) == 1.0
+
+
 def other_paper(n: int, published: datetime) -> PaperRecord:
     return PaperRecord(
         arxiv_id=f"2608.{n:05d}",

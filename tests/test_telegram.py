@@ -37,6 +37,7 @@ from digests.delivery import (
     RetryLater,
     Transient,
 )
+from digests.pace import RequestPace
 from digests.store import channels, deliveries
 from tests.fakes.telegram_html import parse_telegram_html
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits, validate_telegram_html
@@ -382,6 +383,7 @@ async def test_a_burst_to_200_chats_delivers_every_part_once_despite_flood_limit
         adapter, services = await start_bot(
             tg, engine, catalog, rate_limiter=telegram_rate_limiter(speed=speed)
         )
+        services.dispatcher.paces["telegram"] = RequestPace(30 * speed)
         bot = Bot(tg, adapter, services, engine)
         try:
             services.commands.handle(YOU, "follow", "rl for llm agents")

@@ -144,6 +144,7 @@ class TelegramSender:
     """`digests.delivery.Sender` for Telegram: one stored part, one `sendMessage`."""
 
     platform = PLATFORM
+    sends_per_second = 30.0  # per bot; the rate limiter also keeps 20 a minute per group
 
     def __init__(self, bot) -> None:
         self.bot = bot

@@ -15,6 +15,7 @@ CHAT_ID = "stdout"
 
 class TerminalSender:
     platform = "terminal"
+    sends_per_second = None  # no limit to keep under
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stdout

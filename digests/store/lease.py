@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from digests.store.models import Lease
+
+NAME_LIMIT = 64  # characters of `Lease.name`
 
 
 def try_acquire(session: Session, name: str, holder: str, *, now: datetime, ttl: timedelta) -> bool:
@@ -50,3 +52,13 @@ def release(session: Session, name: str, holder: str, *, now: datetime) -> None:
 def holder_of(session: Session, name: str, *, now: datetime) -> str | None:
     lease = session.get(Lease, name)
     return lease.holder if lease and lease.expires_at > now else None
+
+
+def count_live(session: Session, prefix: str, *, now: datetime) -> int:
+    """How many leases whose name starts with `prefix` are held now."""
+    return session.execute(
+        select(func.count())
+        .select_from(Lease)
+        .where(Lease.name.startswith(prefix, autoescape=True), Lease.expires_at > now)
+    ).scalar_one()
+
