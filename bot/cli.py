@@ -13,6 +13,7 @@ from pathlib import Path
 from bot.app import App, build_app
 from bot.settings import Settings, SettingsError, load_settings
 from digests.catalog import CatalogError, UnknownTopic
+from digests.chart_spec import digest_chart
 from digests.feeds import FeedError, parse_document
 from digests.ingest import IngestReport, ingest_parsed
 from digests.render_text import clean_text, render_momentum, render_text
@@ -75,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     preview.add_argument("--follow", action="append", required=True, metavar="TOPIC")
     preview.add_argument("--as-of", type=_iso_date, help="last day of the period (default: today)")
     preview.add_argument("--since", type=_iso_date, help="first day (default: 6 days before)")
+    preview.add_argument(
+        "--chart", type=Path, metavar="FILE", help="also write the chart a chat would show (PNG)"
+    )
 
     spikes = commands.add_parser("spikes", help="which topics would alert now, and why")
     spikes.add_argument("--as-of", type=_iso_date, help="last day counted (default: today)")
@@ -263,7 +267,20 @@ def cmd_preview(settings: Settings, args: argparse.Namespace) -> int:
             per_topic_cap=settings.digest_papers_per_topic,
         )
     print(render_text(digest, histogram=True))
+    if args.chart and (spec := digest_chart(digest)):  # --follow gives it a topic at least
+        _write_chart(args.chart, spec)
     return 0
+
+
+def _write_chart(path: Path, spec: dict) -> None:
+    from digests.chart import chart_png  # Pillow only for this option
+
+    try:
+        path.write_bytes(chart_png(spec))
+    except OSError as exc:
+        reason = f"cannot write the chart to {path}: {exc.strerror}"
+        raise CommandError(reason, EXIT_USAGE) from None
+    print(f"Chart written to {path}", file=sys.stderr)
 
 
 def cmd_spikes(settings: Settings, args: argparse.Namespace) -> int:

@@ -171,6 +171,33 @@ def test_preview_prints_the_papers_of_the_followed_topic(env, tmp_path, capsys):
     assert "https://arxiv.org/abs/2609.00001" in out
 
 
+def test_preview_writes_the_chart_a_chat_would_show(env, tmp_path, capsys):
+    chart = tmp_path / "chart.png"
+    assert (
+        main(
+            [
+                "preview",
+                "--follow",
+                "RL for LLM Agents",
+                "--follow",
+                "llm reasoning",
+                "--chart",
+                str(chart),
+            ]
+        )
+        == 0
+    )
+    assert chart.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert f"Chart written to {chart}" in capsys.readouterr().err
+
+
+def test_preview_says_in_one_line_when_the_chart_cannot_be_written(env, tmp_path, capsys):
+    missing = tmp_path / "no-such-folder" / "chart.png"
+    assert main(["preview", "--follow", "RL for LLM Agents", "--chart", str(missing)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "cannot write the chart" in err and "No such file" in err
+
+
 def test_db_upgrade_reports_the_revision(env, capsys):
     assert main(["db", "upgrade"]) == 0
     assert "revision 0001" in capsys.readouterr().out
