@@ -6,20 +6,29 @@ one job serves any number of channels and a restart or a new leader picks up whe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import (
+    ARRAY,
     Column,
+    ColumnElement,
+    Connection,
+    FromClause,
     Integer,
     MetaData,
+    Select,
     String,
     Table,
     and_,
+    bindparam,
+    cast,
+    column,
     exists,
     func,
-    insert,
+    literal_column,
     select,
 )
 from sqlmodel import Session
@@ -31,8 +40,10 @@ from digests.due import (
     ChannelClock,
     DueDecisions,
     Occurrence,
+    Schedule,
     decide,
-    last_occurrence,
+    period_keys,
+    weekdays_due_between,
 )
 from digests.papers import as_utc
 from digests.reports import build_digest
@@ -63,31 +74,53 @@ def due_channels(
     that ticks every few seconds has recorded everything older already. Without one (the first
     tick of a new leader), every schedule is, so periods missed during downtime get recorded.
 
-    The latest occurrence is computed once per distinct schedule, and the database returns only
-    the channels whose last stored period is older, so the cost follows the channels due, not
-    the channels that exist.
+    Each distinct schedule's current period is worked out once, and the database returns only
+    the channels whose last stored period is older, so the cost follows the schedules due and
+    their channels, not all the channels that exist.
     """
-    # All schedules in use, read from the schedule index alone (a few extra are harmless).
-    schedules = session.execute(
-        select(Channel.digest_weekday, Channel.digest_time, Channel.timezone).distinct()
-    ).all()
-    if not schedules:
+    since = None if horizon is None else now - horizon
+    connection = session.connection()
+    schedules = connection.execute(_schedules_in_use(kind, since, now)).all()
+    keys = period_keys(kind, schedules, now, since=since)
+    if not keys:
         return DueDecisions([], [])
-    occurrences = {tuple(s): last_occurrence(kind, *s, now) for s in schedules}
-    if horizon is not None:
-        since = now - horizon
-        occurrences = {s: o for s, o in occurrences.items() if o.due_at >= since}
-    if not occurrences:
-        return DueDecisions([], [])
-    current = _current_periods(session, occurrences)
-    following = exists().where(Follow.channel_id == Channel.id, Follow.mode == kind)
-    # Uses the unique (channel, kind, period) index: one probe per channel of a due schedule.
-    done = exists().where(
-        Delivery.channel_id == Channel.id,
-        Delivery.kind == kind,
-        Delivery.period_key >= current.c.key,
+    with _current_periods(connection, keys) as current:
+        rows = connection.execute(_not_stored_yet(current, kind)).all()
+    wanted = set(platforms)  # filtered here so the join can start from the schedules
+    clocks = [ChannelClock(*row[:4]) for row in rows if row[4] in wanted]
+    # Occurrences are built for the schedules of the channels returned only.
+    return decide(clocks, {}, kind=kind, now=now, grace=grace)
+
+
+def _schedules_in_use(kind: str, since: datetime | None, now: datetime) -> Select:
+    """Every distinct schedule, read from the schedule index alone (a few extra are harmless).
+
+    Within a horizon, weekly schedules on a weekday that no zone can place in it are left out.
+    """
+    query = select(Channel.digest_weekday, Channel.digest_time, Channel.timezone).distinct()
+    if kind == "weekly" and since is not None:
+        query = query.where(Channel.digest_weekday.in_(weekdays_due_between(since, now)))
+    return query
+
+
+def _not_stored_yet(current: FromClause, kind: str) -> Select:
+    """Live channels of the current schedules without their period stored, following `kind`.
+
+    The follow check runs last, on the few channels left: most channels of a due schedule
+    have their period stored already, which one probe of the unique (channel, kind, period)
+    index tells.
+    """
+    # Selecting an indexed column lets SQLite answer from the index alone.
+    done = (
+        select(Delivery.period_key)
+        .where(
+            Delivery.channel_id == Channel.id,
+            Delivery.kind == kind,
+            Delivery.period_key >= current.c.key,
+        )
+        .exists()
     )
-    rows = session.execute(
+    pending = (
         select(
             Channel.id,
             Channel.digest_weekday,
@@ -103,16 +136,60 @@ def due_channels(
                 current.c.zone == Channel.timezone,
             ),
         )
-        .where(Channel.paused_reason.is_(None), following, ~done)
-    ).all()
-    current.drop(session.connection())
-    wanted = set(platforms)  # filtered here so the join can start from the schedules
-    clocks = [ChannelClock(*row[:4]) for row in rows if row[4] in wanted]
-    return decide(clocks, {}, kind=kind, now=now, grace=grace, occurrences=occurrences)
+        .where(Channel.paused_reason.is_(None), ~done)
+        .cte("pending")
+        .prefix_with("MATERIALIZED")  # else SQLite looks up the follows of every channel first
+    )
+    following = exists().where(Follow.channel_id == pending.c.id, Follow.mode == kind)
+    return select(pending).where(following)
 
 
-def _current_periods(session: Session, occurrences: dict[tuple, Occurrence]) -> Table:
-    """A temporary table of each distinct schedule's latest period key, to join channels on."""
+@contextmanager
+def _current_periods(connection: Connection, keys: dict[Schedule, str]) -> Iterator[FromClause]:
+    """Each current schedule's period key, as rows (weekday, at, zone, key) to join channels on.
+
+    PostgreSQL receives them as four arrays, one bound parameter each: no temporary table to
+    create, fill and analyze on every tick, and no churn in its system catalogs. SQLite has no
+    arrays; a temporary table costs little there, and it looks the key up per channel.
+    """
+    if connection.dialect.name != "postgresql":
+        table = _period_table(connection, keys)
+        yield table
+        table.drop(connection)
+        return
+    # With no statistics on the arrays, PostgreSQL would rather sort every channel for a merge
+    # join than probe the schedule index once per current schedule, which takes less time.
+    connection.exec_driver_sql("SET LOCAL enable_mergejoin = off")
+    yield _period_arrays(keys)
+    connection.exec_driver_sql("SET LOCAL enable_mergejoin TO DEFAULT")  # rest of the transaction
+
+
+def _period_arrays(keys: dict[Schedule, str]) -> FromClause:
+    weekdays, ats, zones = zip(*keys, strict=True)
+    return (
+        func.unnest(
+            cast(_array("weekdays", weekdays), ARRAY(Integer)),
+            _array("ats", ats),
+            _array("zones", zones),
+            _array("keys", keys.values()),
+        )
+        .table_valued(
+            column("weekday", Integer),
+            column("at", String),
+            column("zone", String),
+            column("key", String),
+        )
+        .render_derived(name="current_period")
+    )
+
+
+def _array(name: str, values: Iterable[object]) -> ColumnElement:
+    # Sent as one comma-separated text that the server splits: psycopg would quote a list of
+    # strings one element at a time, in Python. No weekday, time, zone name or date has a comma.
+    return func.string_to_array(bindparam(name, ",".join(map(str, values))), literal_column("','"))
+
+
+def _period_table(connection: Connection, keys: dict[Schedule, str]) -> Table:
     table = Table(
         "current_period",
         MetaData(),
@@ -121,17 +198,12 @@ def _current_periods(session: Session, occurrences: dict[tuple, Occurrence]) -> 
         Column("zone", String(64), primary_key=True),
         Column("key", String(64)),
         prefixes=["TEMPORARY"],
+        sqlite_with_rowid=False,  # the rows are their key
     )
-    connection = session.connection()
-    table.drop(connection, checkfirst=True)
+    table.drop(connection, checkfirst=True)  # left over if the query failed
     table.create(connection)
-    rows = [
-        {"weekday": weekday, "at": at, "zone": zone, "key": occurrence.key}
-        for (weekday, at, zone), occurrence in occurrences.items()
-    ]
-    connection.execute(insert(table), rows)
-    if connection.dialect.name == "postgresql":  # no statistics yet: let the planner see it
-        connection.exec_driver_sql("ANALYZE current_period")
+    rows = [(*schedule, key) for schedule, key in keys.items()]
+    connection.exec_driver_sql("INSERT INTO current_period VALUES (?, ?, ?, ?)", rows)
     return table
 
 

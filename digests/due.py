@@ -6,6 +6,7 @@ received and the time, the answer is the same after a restart, on any replica.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
@@ -13,6 +14,10 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 DEFAULT_GRACE = timedelta(hours=24)
+# Since 1900, every zone in the time zone database has kept within these offsets from UTC.
+_FURTHEST_BEHIND, _FURTHEST_AHEAD = timedelta(hours=12), timedelta(hours=14)
+
+Schedule = tuple[int, str, str]  # weekday (0 = Monday), "HH:MM" local, IANA zone name
 
 
 @dataclass(frozen=True)
@@ -51,16 +56,6 @@ def _time_of_day(at: str) -> time:
     return time(hour, minute)
 
 
-# Many schedules share a zone and the same `now`: the local date is computed once for them.
-@lru_cache(maxsize=1024)
-def _local_today(zone_name: str, now: datetime) -> date:
-    return now.astimezone(_zone(zone_name)).date()
-
-
-def _local(day: date, at: str, zone: ZoneInfo) -> datetime:
-    return datetime.combine(day, _time_of_day(at), tzinfo=zone)
-
-
 def last_occurrence(kind: str, weekday: int, at: str, zone_name: str, now: datetime) -> Occurrence:
     """The most recent scheduled time at or before `now` (a wall-clock time in the zone).
 
@@ -68,18 +63,61 @@ def last_occurrence(kind: str, weekday: int, at: str, zone_name: str, now: datet
     and 08:00 UTC in winter. A time skipped by a DST jump happens an hour later that day.
     """
     zone = _zone(zone_name)
-    today = _local_today(zone_name, now)
+    today = now.astimezone(zone).date()
+    day, due_at = _latest(kind, weekday, _time_of_day(at), zone, today, now)
+    step = 7 if kind == "weekly" else 1
+    period_end = day - timedelta(days=1)
+    return Occurrence(
+        kind, day.isoformat(), due_at, period_end - timedelta(days=step - 1), period_end
+    )
+
+
+def period_keys(
+    kind: str, schedules: Iterable[Schedule], now: datetime, *, since: datetime | None = None
+) -> dict[Schedule, str]:
+    """Each schedule's `last_occurrence` key, leaving out schedules last due before `since`.
+
+    Tens of thousands of schedules share a few hundred zones, so each zone's local date is
+    worked out once.
+    """
+    by_zone: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for weekday, at, zone_name in schedules:
+        by_zone[zone_name].append((weekday, at))
+    keys = {}
+    for zone_name, clocks in by_zone.items():
+        zone = _zone(zone_name)
+        today = now.astimezone(zone).date()
+        for weekday, at in clocks:
+            day, due_at = _latest(kind, weekday, _time_of_day(at), zone, today, now)
+            if since is None or due_at >= since:
+                keys[(weekday, at, zone_name)] = day.isoformat()
+    return keys
+
+
+def weekdays_due_between(since: datetime, now: datetime) -> set[int]:
+    """The weekdays of the weekly schedules that can fall between `since` and `now`, any zone.
+
+    A schedule's local date is its UTC date shifted by at most the widest UTC offsets, so a
+    query can leave out the other weekdays before any local time is worked out.
+    """
+    first = (since.astimezone(UTC) - _FURTHEST_BEHIND).date()
+    last = (now.astimezone(UTC) + _FURTHEST_AHEAD).date()
+    days = min((last - first).days + 1, 7)
+    return {(first + timedelta(days=n)).weekday() for n in range(days)}
+
+
+def _latest(
+    kind: str, weekday: int, at: time, zone: ZoneInfo, today: date, now: datetime
+) -> tuple[date, datetime]:
+    """The local day and UTC instant of the latest occurrence; `today` is `now`'s local date."""
     step = 7 if kind == "weekly" else 1
     back = (today.weekday() - weekday) % 7 if kind == "weekly" else 0
     day = today - timedelta(days=back)
-    due = _local(day, at, zone)
+    due = datetime.combine(day, at, tzinfo=zone)
     if due > now:
         day -= timedelta(days=step)
-        due = _local(day, at, zone)
-    period_end = day - timedelta(days=1)
-    return Occurrence(
-        kind, day.isoformat(), _to_utc(due), period_end - timedelta(days=step - 1), period_end
-    )
+        due = datetime.combine(day, at, tzinfo=zone)
+    return day, _to_utc(due)
 
 
 def _to_utc(moment: datetime) -> datetime:
@@ -94,7 +132,7 @@ def decide(
     kind: str,
     now: datetime,
     grace: timedelta = DEFAULT_GRACE,
-    occurrences: dict[tuple[int, str, str], Occurrence] | None = None,
+    occurrences: dict[Schedule, Occurrence] | None = None,
 ) -> DueDecisions:
     """Split channels into those whose latest period is due now and those that missed it.
 

@@ -7,10 +7,13 @@ from datetime import UTC, datetime, timedelta
 from sqlmodel import Session
 
 from digests.dispatch import due_channels, record_skipped
-from digests.store import channels
+from digests.store import channels, deliveries
 from digests.store.models import Topic
 
 MONDAY = datetime(2026, 9, 28, 9, 5, tzinfo=UTC)
+# Europe moved its clocks forward the day before; Kiritimati (UTC+14) is already on Tuesday,
+# and two days earlier, Pago Pago (UTC-11) was still on Friday.
+AFTER_EUROPE_SPRING_FORWARD = datetime(2026, 3, 30, 10, 30, tzinfo=UTC)
 
 
 def setup(engine, specs) -> dict[str, int]:
@@ -93,3 +96,45 @@ def test_a_horizon_leaves_out_schedules_handled_by_earlier_ticks(engine):
     everything = due_names(engine, ids, kind="weekly", now=MONDAY)
     assert recent == (["utc-monday"], [])
     assert everything == (["utc-monday"], ["utc-friday"])
+
+
+def test_every_zone_finds_its_channels_due_within_the_horizon(engine):
+    now = AFTER_EUROPE_SPRING_FORWARD
+    ids = setup(
+        engine,
+        {
+            "kiritimati-tuesday": ("telegram", "weekly", 1, "00:15", "Pacific/Kiritimati", False),
+            "pago-pago-friday-late": ("discord", "weekly", 4, "23:45", "Pacific/Pago_Pago", False),
+            "pago-pago-friday": ("telegram", "weekly", 4, "23:00", "Pacific/Pago_Pago", False),
+            "berlin-monday-noon": ("telegram", "weekly", 0, "12:00", "Europe/Berlin", False),
+            "berlin-sunday-gap": ("discord", "weekly", 6, "02:30", "Europe/Berlin", False),
+            "utc-thursday": ("telegram", "weekly", 3, "09:00", "UTC", False),
+            "paused": ("telegram", "weekly", 1, "00:15", "Pacific/Kiritimati", True),
+            "daily-only": ("telegram", "daily", 1, "00:15", "Pacific/Kiritimati", False),
+            "already-sent": ("discord", "weekly", 0, "12:00", "Europe/Berlin", False),
+        },
+    )
+    with Session(engine) as session:
+        deliveries.enqueue(
+            session,
+            channel_id=ids["already-sent"],
+            kind="weekly",
+            period_key="2026-03-30",
+            parts=[],
+            now=now,
+        )
+        session.commit()
+    recent = due_names(engine, ids, kind="weekly", now=now, horizon=timedelta(hours=48))
+    everything = due_names(engine, ids, kind="weekly", now=now)
+    # Sent: Tuesday 00:15 in Kiritimati was 15 minutes ago; Monday noon in Berlin, summer time
+    # now, was 10:00 UTC. Skipped: Friday 23:45 in Pago Pago was 47 h 45 min ago; Sunday 02:30
+    # in Berlin did not exist, so it was 03:30, 33 h ago.
+    assert recent == (
+        ["berlin-monday-noon", "kiritimati-tuesday"],
+        ["berlin-sunday-gap", "pago-pago-friday-late"],
+    )
+    # Friday 23:00 in Pago Pago (48 h 30 min ago) and Thursday are older than the horizon.
+    assert everything == (
+        ["berlin-monday-noon", "kiritimati-tuesday"],
+        ["berlin-sunday-gap", "pago-pago-friday", "pago-pago-friday-late", "utc-thursday"],
+    )
