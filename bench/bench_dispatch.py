@@ -8,7 +8,10 @@ Builds a store of channels with random schedules (weekday, time, one of 40 timez
 following one to three topics, most with last week's period already stored, then times
 `digests.dispatch.due_channels` (the distinct schedules, their current periods worked out in
 Python, and one query for the channels whose period is not stored yet) and prints the median.
-Target: under 1 s for 100,000 channels.
+Then the same for a store where every one of the 100,000 channels is due now (its schedule
+fell in the last hour, in its zone, and nothing is stored yet), the moment of a broadcast; on
+PostgreSQL it lives in a sibling database, `<name>_all_due`. Target: under 1 s for 100,000
+channels.
 
 By default every store is built from scratch (a minute or so at 100,000 channels). With
 `--keep DIR`, the SQLite stores are kept in DIR and the PostgreSQL one is left in place, and
@@ -26,6 +29,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import insert, make_url, text
 from sqlalchemy.exc import DBAPIError
@@ -83,7 +87,7 @@ ZONES = [
 NOW = datetime(2026, 9, 28, 9, 30, tzinfo=UTC)
 
 
-def prepare(url: str, channels: int, *, reuse: bool) -> None:
+def prepare(url: str, channels: int, *, reuse: bool, all_due: bool = False) -> None:
     """An empty store filled by `build`, unless `reuse` and it holds these channels already."""
     if reuse and _channel_count(url) == channels:
         return
@@ -97,7 +101,7 @@ def prepare(url: str, channels: int, *, reuse: bool) -> None:
             connection.execute(text("DROP SCHEMA public CASCADE"))
             connection.execute(text("CREATE SCHEMA public"))
         engine.dispose()
-    build(url, channels)
+    build(url, channels, all_due=all_due)
 
 
 def _channel_count(url: str) -> int:
@@ -111,7 +115,27 @@ def _channel_count(url: str) -> int:
         engine.dispose()
 
 
-def build(url: str, channels: int, seed: int = 7) -> None:
+def any_schedule(rng: random.Random) -> dict:
+    return {
+        "timezone": rng.choice(ZONES),
+        "digest_weekday": rng.randrange(7),
+        "digest_time": f"{rng.randrange(24):02d}:{rng.choice(['00', '15', '30', '45'])}",
+    }
+
+
+def due_within_the_hour(rng: random.Random) -> dict:
+    """A schedule whose latest time, in its zone, fell in the hour before NOW."""
+    zone = rng.choice(ZONES)
+    local = (NOW - timedelta(minutes=rng.randrange(60))).astimezone(ZoneInfo(zone))
+    minute = local.minute - local.minute % 15
+    return {
+        "timezone": zone,
+        "digest_weekday": local.weekday(),
+        "digest_time": f"{local.hour:02d}:{minute:02d}",
+    }
+
+
+def build(url: str, channels: int, *, all_due: bool = False, seed: int = 7) -> None:
     rng = random.Random(seed)
     engine = open_engine(url)
     upgrade_schema(engine)
@@ -129,6 +153,7 @@ def build(url: str, channels: int, seed: int = 7) -> None:
                 for n in range(1, 41)
             ],
         )
+        pick = due_within_the_hour if all_due else any_schedule
         rows = [
             {
                 "id": n,
@@ -138,9 +163,7 @@ def build(url: str, channels: int, seed: int = 7) -> None:
                 "kind": "group",
                 "guild_id": "",
                 "title": "",
-                "timezone": rng.choice(ZONES),
-                "digest_weekday": rng.randrange(7),
-                "digest_time": f"{rng.randrange(24):02d}:{rng.choice(['00', '15', '30', '45'])}",
+                **pick(rng),
                 "alerts_enabled": True,
                 "alert_role_id": "",
                 "created_at": NOW - timedelta(days=30),
@@ -160,7 +183,7 @@ def build(url: str, channels: int, seed: int = 7) -> None:
         ]
         connection.execute(insert(Follow), follows)
         # Steady state: the dispatcher ran an hour ago and stored every period due by then;
-        # a few channels are new and have never received anything.
+        # a few channels are new and have never received anything. All due: nothing stored.
         an_hour_ago = NOW - timedelta(hours=1)
         sent = [
             {
@@ -180,9 +203,10 @@ def build(url: str, channels: int, seed: int = 7) -> None:
                 "next_attempt_at": an_hour_ago,
             }
             for row in rows
-            if rng.random() < 0.98
+            if not all_due and rng.random() < 0.98
         ]
-        connection.execute(insert(Delivery), sent)
+        if sent:
+            connection.execute(insert(Delivery), sent)
     if engine.dialect.name == "postgresql":  # as autovacuum leaves a running deployment
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
             connection.execute(text("VACUUM ANALYZE"))
@@ -208,10 +232,12 @@ def measure(url: str, repeats: int, horizon: timedelta | None) -> tuple[list[flo
     return timings, due, skipped
 
 
-def report(label: str, url: str, channels: int, repeats: int) -> None:
+def report(label: str, url: str, channels: int, repeats: int, *, all_due: bool = False) -> None:
     # Every tick of a running leader looks at the last grace + 24 h; its first tick at all.
-    for tick, horizon in (("every tick", timedelta(hours=48)), ("first tick", None)):
+    ticks = [("every tick", timedelta(hours=48)), ("first tick", None)]
+    for tick, horizon in ticks[:1] if all_due else ticks:
         timings, due, skipped = measure(url, repeats, horizon)
+        tick = f"all due now, {tick}" if all_due else tick
         print(
             f"{label}, {tick}: {channels:,} channels -> {due:,} due, {skipped:,} missed; "
             f"median {statistics.median(timings):.3f} s (min {min(timings):.3f}, "
@@ -225,17 +251,37 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--keep", type=Path, metavar="DIR", help="keep the stores for later runs")
     args = parser.parse_args()
-    for size in sorted({args.channels // 10, args.channels}):
-        with tempfile.TemporaryDirectory() as scratch:
-            folder = args.keep or Path(scratch)
-            folder.mkdir(parents=True, exist_ok=True)
-            url = f"sqlite:///{folder}/dispatch-{size}.db"
-            prepare(url, size, reuse=args.keep is not None)
-            report("sqlite", url, size, args.repeats)
+    reuse = args.keep is not None
+    sizes = sorted({args.channels // 10, args.channels})
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        for size, all_due in [(size, False) for size in sizes] + [(args.channels, True)]:
+            url = f"sqlite:///{folder}/dispatch-{size}{'-all-due' if all_due else ''}.db"
+            prepare(url, size, reuse=reuse, all_due=all_due)
+            report("sqlite", url, size, args.repeats, all_due=all_due)
     postgres = os.environ.get("DIGESTBOT_BENCH_POSTGRES_URL")
     if postgres:
-        prepare(postgres, args.channels, reuse=args.keep is not None)
+        prepare(postgres, args.channels, reuse=reuse)
         report("postgresql", postgres, args.channels, args.repeats)
+        all_due_url = sibling_database(postgres, "all_due")
+        prepare(all_due_url, args.channels, reuse=reuse, all_due=True)
+        report("postgresql", all_due_url, args.channels, args.repeats, all_due=True)
+
+
+def sibling_database(url: str, suffix: str) -> str:
+    """A database next to the one `url` names, on the same server (created if missing)."""
+    parsed = make_url(url)
+    sibling = parsed.set(database=f"{parsed.database}_{suffix}")
+    engine = open_engine(url)
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        exists = connection.execute(
+            text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": sibling.database}
+        ).first()
+        if not exists:
+            connection.execute(text(f'CREATE DATABASE "{sibling.database}"'))
+    engine.dispose()
+    return sibling.render_as_string(hide_password=False)
 
 
 if __name__ == "__main__":
