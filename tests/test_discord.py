@@ -9,6 +9,7 @@ test ends, to have received exactly one initial response.
 from __future__ import annotations
 
 import asyncio
+import base64
 import re
 import time
 from collections.abc import AsyncIterator, Callable
@@ -368,6 +369,23 @@ async def test_a_weekly_digest_shows_its_12_week_chart_in_its_first_embed(
     assert bot.fake.rest.uploads[attachment["id"]].startswith(b"\x89PNG\r\n\x1a\n")
     assert first["embeds"][0]["image"]["url"] == "attachment://momentum.png"
     assert all(not message["attachments"] for message in rest)
+
+
+async def test_an_alert_stored_with_its_image_before_charts_were_described_still_shows_it(
+    bot: Bot,
+) -> None:
+    png = b"\x89PNG\r\n\x1a\nstored"
+    image = {"url": "attachment://momentum.png"}
+    stored = {
+        "content": "**Spike:** old",
+        "embeds": [{"title": "t", "description": "d", "image": image}],
+        "chart_png": base64.b64encode(png).decode(),
+    }
+    await bot.adapter.sender.send(Address("discord", str(GENERAL_ID)), stored)
+    (message,) = bot.fake.messages(GENERAL_ID)
+    (attachment,) = message["attachments"]
+    assert bot.fake.rest.uploads[attachment["id"]] == png
+    assert message["embeds"][0]["image"]["url"] == "attachment://momentum.png"
 
 
 async def test_where_the_bot_may_not_attach_files_the_digest_comes_without_its_chart(
