@@ -7,7 +7,7 @@ received and the time, the answer is the same after a restart, on any replica.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
@@ -30,14 +30,6 @@ class Occurrence:
     due_at: datetime
     period_start: date
     period_end: date  # inclusive
-
-
-@dataclass(frozen=True)
-class ChannelClock:
-    channel_id: int
-    weekday: int  # 0 = Monday
-    at: str  # "HH:MM", local
-    zone: str  # IANA name
 
 
 @dataclass
@@ -126,38 +118,6 @@ def _to_utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
-def decide(
-    clocks: Iterable[ChannelClock],
-    last_keys: Mapping[int, str],
-    *,
-    kind: str,
-    now: datetime,
-    grace: timedelta = DEFAULT_GRACE,
-) -> DueDecisions:
-    """Split channels into those whose latest period is due now and those that missed it.
-
-    A channel whose last recorded period is this occurrence's (or later) is done.
-    """
-    positions: dict[Schedule, int] = {}
-    rows = [
-        (
-            clock.channel_id,
-            positions.setdefault((clock.weekday, clock.at, clock.zone), len(positions)),
-        )
-        for clock in clocks
-    ]
-    decisions = split_due(rows, list(positions), kind=kind, now=now, grace=grace)
-
-    def not_done(pairs: list[tuple[int, Occurrence]]) -> list[tuple[int, Occurrence]]:
-        return [
-            (cid, occurrence)
-            for cid, occurrence in pairs
-            if last_keys.get(cid, "") < occurrence.key
-        ]
-
-    return DueDecisions(not_done(decisions.send), not_done(decisions.skip))
-
-
 def split_due(
     rows: Iterable[tuple[int, int]],
     schedules: Sequence[Schedule],
@@ -166,7 +126,8 @@ def split_due(
     now: datetime,
     grace: timedelta = DEFAULT_GRACE,
 ) -> DueDecisions:
-    """`decide` for rows of (channel id, position of its schedule in `schedules`).
+    """Split channels into those whose latest period is due now and those that missed it by
+    more than `grace`; rows are (channel id, position of its schedule in `schedules`).
 
     Channels are grouped by schedule first, so 100,000 channels cost an append apiece and
     one occurrence and verdict per schedule.

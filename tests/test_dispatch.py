@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlmodel import Session
 
 from digests.dispatch import due_channels, record_skipped
@@ -14,6 +15,10 @@ MONDAY = datetime(2026, 9, 28, 9, 5, tzinfo=UTC)
 # Europe moved its clocks forward the day before; Kiritimati (UTC+14) is already on Tuesday,
 # and two days earlier, Pago Pago (UTC-11) was still on Friday.
 AFTER_EUROPE_SPRING_FORWARD = datetime(2026, 3, 30, 10, 30, tzinfo=UTC)
+
+
+def utc(*args: int) -> datetime:
+    return datetime(*args, tzinfo=UTC)
 
 
 def setup(engine, specs) -> dict[str, int]:
@@ -61,6 +66,52 @@ def test_only_live_channels_of_the_right_mode_platform_and_time_are_due(engine):
     send, skip = due_names(engine, ids, kind="weekly", now=MONDAY)
     assert send == ["tokyo-monday", "utc-monday"]
     assert skip == ["berlin-tuesday"]  # last Tuesday is more than a day ago: recorded, not sent
+
+
+MONDAY_AT_9 = {
+    "utc": ("telegram", "weekly", 0, "09:00", "UTC", False),
+    "berlin": ("telegram", "weekly", 0, "09:00", "Europe/Berlin", False),
+}
+
+
+def store_periods(engine, ids, last_keys) -> None:
+    """The period each channel last had stored, as the dispatcher leaves it."""
+    with Session(engine) as session:
+        for name, key in last_keys.items():
+            deliveries.enqueue(
+                session, channel_id=ids[name], kind="weekly", period_key=key, parts=[], now=MONDAY
+            )
+        session.commit()
+
+
+@pytest.mark.parametrize(
+    ("now", "last_keys", "send", "skip"),
+    [
+        # On time: both due.
+        (utc(2026, 9, 28, 9, 1), {}, ["berlin", "utc"], []),
+        # Already sent this period: nothing (a restart sends nothing twice).
+        (utc(2026, 9, 28, 9, 1), {"utc": "2026-09-28", "berlin": "2026-09-28"}, [], []),
+        # Down for 20 hours: sent late, within the 24 h grace.
+        (utc(2026, 9, 29, 5), {"utc": "2026-09-21", "berlin": "2026-09-21"}, ["berlin", "utc"], []),
+        # Down for two days: skipped and recorded, not sent.
+        (utc(2026, 9, 30, 12), {"utc": "2026-09-21"}, [], ["berlin", "utc"]),
+        # Before Monday's time: last week's period was sent, nothing due.
+        (utc(2026, 9, 28, 6), {"utc": "2026-09-21", "berlin": "2026-09-21"}, [], []),
+    ],
+)
+def test_due_decisions_come_from_the_last_period_sent(engine, now, last_keys, send, skip):
+    ids = setup(engine, MONDAY_AT_9)
+    store_periods(engine, ids, last_keys)
+    assert due_names(engine, ids, kind="weekly", now=now) == (send, skip)
+
+
+def test_the_grace_window_is_a_setting(engine):
+    ids = setup(engine, {"utc": MONDAY_AT_9["utc"]})
+    now = utc(2026, 9, 28, 12)
+    assert due_names(engine, ids, kind="weekly", now=now, grace=timedelta(hours=1)) == (
+        [],
+        ["utc"],
+    )
 
 
 def test_a_period_recorded_once_is_never_due_again(engine):

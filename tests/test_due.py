@@ -8,8 +8,6 @@ from zoneinfo import available_timezones
 import pytest
 
 from digests.due import (
-    ChannelClock,
-    decide,
     last_occurrence,
     period_keys,
     weekdays_due_between,
@@ -54,36 +52,6 @@ def test_a_daily_digest_covers_the_day_before():
     occurrence = last_occurrence("daily", 0, "07:00", "UTC", utc(2026, 9, 30, 6))
     assert occurrence.key == "2026-09-29"
     assert occurrence.period_start == occurrence.period_end == date(2026, 9, 28)
-
-
-CLOCKS = [ChannelClock(1, 0, "09:00", "UTC"), ChannelClock(2, 0, "09:00", "Europe/Berlin")]
-
-
-@pytest.mark.parametrize(
-    ("now", "last_keys", "send", "skip"),
-    [
-        # On time: both due.
-        (utc(2026, 9, 28, 9, 1), {}, [1, 2], []),
-        # Already sent this period: nothing (a restart sends nothing twice).
-        (utc(2026, 9, 28, 9, 1), {1: "2026-09-28", 2: "2026-09-28"}, [], []),
-        # Down for 20 hours: sent late, within the 24 h grace.
-        (utc(2026, 9, 29, 5), {1: "2026-09-21", 2: "2026-09-21"}, [1, 2], []),
-        # Down for two days: skipped and recorded, not sent.
-        (utc(2026, 9, 30, 12), {1: "2026-09-21"}, [], [1, 2]),
-        # Before Monday's time: last week's period was sent, nothing due.
-        (utc(2026, 9, 28, 6), {1: "2026-09-21", 2: "2026-09-21"}, [], []),
-    ],
-)
-def test_due_decisions_come_from_the_last_period_sent(now, last_keys, send, skip):
-    decisions = decide(CLOCKS, last_keys, kind="weekly", now=now)
-    assert [channel for channel, _ in decisions.send] == send
-    assert [channel for channel, _ in decisions.skip] == skip
-
-
-def test_the_grace_window_is_a_setting():
-    now = utc(2026, 9, 28, 12)
-    decisions = decide(CLOCKS[:1], {}, kind="weekly", now=now, grace=timedelta(hours=1))
-    assert decisions.send == [] and len(decisions.skip) == 1
 
 
 # Kiritimati (UTC+14) is on Tuesday already; Europe moved its clocks forward the day before.
