@@ -44,7 +44,7 @@ from digests.pace import RequestPace
 from digests.papers import abs_url
 from digests.store import channels, deliveries
 from digests.store.engine import open_engine, upgrade_schema
-from tests.fakes.telegram_server import FakeTelegram, FloodLimits
+from tests.fakes.telegram_server import FakeTelegram, FloodLimits, sent_text
 
 NOW = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)
 ALLOWED_PER_SECOND = 30  # Telegram's overall limit for a bot
@@ -104,11 +104,6 @@ def paper(n: int, as_of: date) -> DigestPaper:
         abstract="We train web agents with reinforcement learning and turn-level rewards. " * 3,
         scores={TOPIC.slug: 1.0 - n / 1000},
     )
-
-
-def shown(record: dict) -> str:
-    """A message's text, or a photo's caption, as sent."""
-    return record["params"].get("text") or record["params"].get("caption")
 
 
 def chat_plan(chats: int, seed: int) -> dict[int, int]:
@@ -179,7 +174,7 @@ async def fan_out(args, engine, plan: dict[int, int], sizes: dict[int, list[dict
             await adapter.stop()
         lost = 0
         for chat_id, size in plan.items():
-            got = [shown(record) for record in tg.sent(chat_id)]
+            got = [sent_text(record) for record in tg.sent(chat_id)]
             wanted = [part["text"] for part in sizes[size]]
             lost += abs(len(got) - len(wanted)) + sum(
                 a != b for a, b in zip(got, wanted, strict=False)

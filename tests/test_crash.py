@@ -25,7 +25,7 @@ from digests.ingest import ingest_records
 from digests.papers import PaperRecord
 from digests.store import channels, repo
 from digests.store.models import Delivery, DeliveryPart
-from tests.fakes.telegram_server import FakeTelegram, FloodLimits
+from tests.fakes.telegram_server import FakeTelegram, FloodLimits, sent_text
 from tests.waiting import wait_until
 
 CHATS = 500
@@ -77,6 +77,20 @@ def add_chats(database_url: str, chats, *, now: datetime, seed_papers: bool = Fa
     app.close()
 
 
+def bot_env(database_url: str, telegram: FakeTelegram, **settings: str) -> dict:
+    """`digestbot run`'s environment: this database, the fake Telegram, arXiv unreachable."""
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "TELEGRAM_TOKEN": telegram.token,
+        "TELEGRAM_API_URL": telegram.api_url.removesuffix("/bot"),
+        "ARXIV_API_URL": "http://127.0.0.1:9/api",
+        "ARXIV_RSS_URL": "http://127.0.0.1:9",
+        "LOG_LEVEL": "WARNING",
+        **settings,
+    }
+
+
 def start_bot(env: dict, log: Path) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "bot", "run"],
@@ -95,14 +109,9 @@ def stored_parts(database_url: str) -> tuple[int, int]:
     return deliveries, parts
 
 
-def shown(record: dict) -> str:
-    """What a chat sees of a send: a message's text, or a chart's caption."""
-    return record["params"].get("text") or record["params"].get("caption")
-
-
 def chats_served(telegram: FakeTelegram, parts_per_chat: int) -> int:
     return sum(
-        len({shown(record) for record in telegram.sent(FIRST_CHAT + n)}) >= parts_per_chat
+        len({sent_text(record) for record in telegram.sent(FIRST_CHAT + n)}) >= parts_per_chat
         for n in range(CHATS)
     )
 
@@ -117,15 +126,7 @@ async def test_a_killed_broadcast_resumes_with_every_part_exactly_once(tmp_path,
     async with FakeTelegram(flood=FloodLimits()) as telegram:
         for n in range(CHATS):
             telegram.add_chat(FIRST_CHAT + n, type="private")
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "TELEGRAM_TOKEN": telegram.token,
-            "TELEGRAM_API_URL": telegram.api_url.removesuffix("/bot"),
-            "ARXIV_API_URL": "http://127.0.0.1:9/api",
-            "ARXIV_RSS_URL": "http://127.0.0.1:9",
-            "LOG_LEVEL": "WARNING",
-        }
+        env = bot_env(database_url, telegram)
         log = tmp_path / "bot.log"
         first = start_bot(env, log)
         try:
@@ -151,7 +152,7 @@ async def test_a_killed_broadcast_resumes_with_every_part_exactly_once(tmp_path,
         received = [telegram.sent(FIRST_CHAT + n) for n in range(CHATS)]
     repeats = {}
     for n, records in enumerate(received):
-        counts = Counter(shown(record) for record in records)
+        counts = Counter(sent_text(record) for record in records)
         assert len(counts) == per_chat, f"chat {n} misses a part"
         extra = sum(count - 1 for count in counts.values())
         assert extra <= 1, f"chat {n} received a part {extra + 1} times"

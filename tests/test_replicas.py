@@ -4,7 +4,6 @@ another replica takes over the scheduled jobs, and no digest is lost or doubled.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 from collections import Counter
 from datetime import UTC, datetime
@@ -14,8 +13,8 @@ from sqlmodel import Session
 
 from digests.store.engine import open_engine
 from digests.store.lease import holder_of
-from tests.fakes.telegram_server import FakeTelegram, FloodLimits
-from tests.test_crash import add_chats, shown, start_bot, stored_parts
+from tests.fakes.telegram_server import FakeTelegram, FloodLimits, sent_text
+from tests.test_crash import add_chats, bot_env, start_bot, stored_parts
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.postgres
@@ -31,7 +30,7 @@ def lease_holder(engine) -> str | None:
 
 def served(telegram: FakeTelegram, chats, parts_per_chat: int = 1) -> int:
     """Chats that have seen at least `parts_per_chat` different parts."""
-    return sum(len({shown(r) for r in telegram.sent(chat)}) >= parts_per_chat for chat in chats)
+    return sum(len({sent_text(r) for r in telegram.sent(chat)}) >= parts_per_chat for chat in chats)
 
 
 async def test_a_replica_takes_over_when_the_leader_dies(tmp_path, database_url):
@@ -44,18 +43,13 @@ async def test_a_replica_takes_over_when_the_leader_dies(tmp_path, database_url)
     async with FakeTelegram(flood=FloodLimits()) as telegram:
         for chat in [*GROUP_ONE, *GROUP_TWO]:
             telegram.add_chat(chat, type="private")
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "TELEGRAM_TOKEN": telegram.token,
-            "TELEGRAM_API_URL": telegram.api_url.removesuffix("/bot"),
-            "ARXIV_API_URL": "http://127.0.0.1:9/api",
-            "ARXIV_RSS_URL": "http://127.0.0.1:9",
-            "SCHEDULER_LEASE_SECONDS": "6",
-            "SCHEDULER_TICK_SECONDS": "1",
-            "DELIVERY_LEASE_SECONDS": "5",
-            "LOG_LEVEL": "WARNING",
-        }
+        env = bot_env(
+            database_url,
+            telegram,
+            SCHEDULER_LEASE_SECONDS="6",
+            SCHEDULER_TICK_SECONDS="1",
+            DELIVERY_LEASE_SECONDS="5",
+        )
         log = tmp_path / "replicas.log"
         replicas = {
             "replica-a": start_bot({**env, "INSTANCE_NAME": "replica-a"}, log),
@@ -90,7 +84,7 @@ async def test_a_replica_takes_over_when_the_leader_dies(tmp_path, database_url)
             for process in replicas.values():
                 if process.poll() is None:
                     process.kill()
-        sent = {chat: Counter(shown(r) for r in telegram.sent(chat)) for chat in everyone}
+        sent = {chat: Counter(sent_text(r) for r in telegram.sent(chat)) for chat in everyone}
     repeats = [chat for chat, counts in sent.items() if sum(counts.values()) > len(counts)]
     assert all(len(counts) == per_chat for counts in sent.values())  # every part, none lost
     assert all(sum(sent[c].values()) == per_chat for c in GROUP_TWO)  # planned once, by survivor

@@ -40,7 +40,12 @@ from digests.delivery import (
 from digests.pace import RequestPace
 from digests.store import channels, deliveries
 from tests.fakes.telegram_html import parse_telegram_html
-from tests.fakes.telegram_server import FakeTelegram, FloodLimits, validate_telegram_html
+from tests.fakes.telegram_server import (
+    FakeTelegram,
+    FloodLimits,
+    sent_text,
+    validate_telegram_html,
+)
 from tests.papers import clock_from, seed_agent_papers
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
@@ -403,7 +408,7 @@ async def test_a_burst_to_200_chats_delivers_every_part_once_despite_flood_limit
         finally:
             await asyncio.wait_for(adapter.stop(), 3 * WAIT)
     for chat, chat_parts in expected.items():
-        sent = [r["params"].get("text") or r["params"].get("caption") for r in tg.sent(chat)]
+        sent = [sent_text(record) for record in tg.sent(chat)]
         assert sent == [p["text"] for p in chat_parts]  # the first one with its chart
     assert report.delivered == 200 and report.failed == report.retried == 0
     assert tg.flood_count > 0  # limits did bite, and every refused part was sent later

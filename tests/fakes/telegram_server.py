@@ -184,6 +184,11 @@ class Chat:
         return chat
 
 
+def sent_text(record: dict) -> str:
+    """What the bot wrote in a recorded send: a message's text or a photo's caption, as sent."""
+    return record["params"].get("text") or record["params"].get("caption")
+
+
 class FakeTelegram:
     """The fake server plus the state tests drive and read; see the module docstring."""
 
