@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
+from sqlmodel import Session
 
 from bot.app import App, build_app
 from bot.arxiv import ArxivUnavailable
@@ -130,9 +131,9 @@ class Runtime:
         Every replica also renews its presence as a sender here, so a long broadcast never
         lets it lapse."""
         async with self._tick_lock:
-            self.share_send_rates()
             ttl = timedelta(seconds=self.app.settings.scheduler_lease_seconds)
             with self.app.session() as session:
+                self.share_send_rates(session, ttl)
                 self.is_leader = leases.try_acquire(
                     session, LEASE_NAME, self.name, now=self.clock(), ttl=ttl
                 )
@@ -143,14 +144,12 @@ class Runtime:
             for kind in ("weekly", "daily"):
                 self.plan(kind)
 
-    def share_send_rates(self) -> None:
+    def share_send_rates(self, session: Session, ttl: timedelta) -> None:
         """Pace each platform at this replica's share of its per-bot limit."""
-        ttl = timedelta(seconds=self.app.settings.scheduler_lease_seconds)
-        with self.app.session() as session:
-            for platform in self.platforms:
-                share = send_rate_share(session, platform, self.name, now=self.clock(), ttl=ttl)
-                self.dispatcher.share_send_rate(platform, share)
-                self.metrics.send_share.labels(platform).set(share)
+        for platform in self.platforms:
+            share = send_rate_share(session, platform, self.name, now=self.clock(), ttl=ttl)
+            self.dispatcher.share_send_rate(platform, share)
+            self.metrics.send_share.labels(platform).set(share)
 
     async def tick(self) -> None:
         """One scheduler round: lead (if this replica may), then send what is stored."""

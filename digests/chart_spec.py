@@ -60,7 +60,7 @@ def chart_panels(spec: Mapping) -> list[Panel]:
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"not a chart description: {exc}") from None
     if not 1 <= len(panels) <= MAX_PANELS or any(len(w) > MAX_WEEKS for _, w in panels):
-        raise ValueError("a chart has 1 to 4 panels of at most 52 weeks")
+        raise ValueError(f"a chart has 1 to {MAX_PANELS} panels of at most {MAX_WEEKS} weeks")
     return panels
 
 

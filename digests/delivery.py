@@ -321,4 +321,3 @@ def _presence(platform: str, worker: str) -> str:
     if len(name) > leases.NAME_LIMIT:  # a long host name: its hash is as unique
         name = f"sender:{platform}:{hashlib.sha256(worker.encode()).hexdigest()[:24]}"
     return name
-

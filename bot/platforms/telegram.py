@@ -91,13 +91,13 @@ ADMIN_STATUSES = frozenset((ChatMember.ADMINISTRATOR, ChatMember.OWNER))
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CHANNEL_POST, Update.CALLBACK_QUERY]
 START_HELP = "start here: what I can do"
 STEP_TIMEOUT = 10.0  # seconds for each step of stop()
-# 400 answers that mean "cannot write here now", not "this message is wrong".
 # Checked first: "not enough rights to send photos" refuses the chart, not the chat.
 MEDIA_REFUSED_PHRASES = (
     "not enough rights to send photos",
     "chat_send_photos_forbidden",
     "chat_send_media_forbidden",
 )
+# 400 answers that mean "cannot write here now", not "this message is wrong".
 UNAVAILABLE_PHRASES = (
     "chat not found",
     "message thread not found",

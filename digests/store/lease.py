@@ -61,4 +61,3 @@ def count_live(session: Session, prefix: str, *, now: datetime) -> int:
         .select_from(Lease)
         .where(Lease.name.startswith(prefix, autoescape=True), Lease.expires_at > now)
     ).scalar_one()
-
