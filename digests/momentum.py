@@ -43,6 +43,8 @@ class Momentum:
     as_of: date
     count: int  # last 28 days
     previous: int  # the 28 days before
+    total: int  # all new papers, last 28 days: the share's denominator
+    previous_total: int  # all new papers, the 28 days before
     change_pct: int | None  # None when previous == 0
     share_pct: float | None  # one decimal; None when no papers at all in the window
     line: str
@@ -54,6 +56,8 @@ class Momentum:
             "as_of": self.as_of.isoformat(),
             "count": self.count,
             "previous": self.previous,
+            "total": self.total,
+            "previous_total": self.previous_total,
             "change_pct": self.change_pct,
             "share_pct": self.share_pct,
             "line": self.line,
@@ -94,7 +98,8 @@ def compute_momentum(
     per_day = [daily_counts.get(day, 0) for day in days]
     count = sum(per_day[-WINDOW_DAYS:])
     previous = sum(per_day[-2 * WINDOW_DAYS : -WINDOW_DAYS])
-    total = sum(daily_totals.get(day, 0) for day in days[-WINDOW_DAYS:])
+    all_per_day = [daily_totals.get(day, 0) for day in days[-2 * WINDOW_DAYS :]]
+    total, previous_total = sum(all_per_day[WINDOW_DAYS:]), sum(all_per_day[:WINDOW_DAYS])
     change_pct = _round_half_up((count - previous) * 100, previous) if previous else None
     share_pct = _round_half_up(count * 1000, total) / 10 if total else None
     return Momentum(
@@ -102,6 +107,8 @@ def compute_momentum(
         as_of=as_of,
         count=count,
         previous=previous,
+        total=total,
+        previous_total=previous_total,
         change_pct=change_pct,
         share_pct=share_pct,
         line=momentum_line(count, previous, share_pct),

@@ -140,8 +140,10 @@ def test_momentum_json_has_the_documented_fields(env, papers_file, capsys):
     capsys.readouterr()
     assert main(["momentum", "rl-for-llm-agents", "--as-of", "2026-09-28", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert {"topic", "count", "previous", "change_pct", "share_pct", "line", "weekly"} <= set(data)
+    documented = {"topic", "count", "previous", "total", "previous_total", "change_pct"}
+    assert documented | {"share_pct", "line", "weekly"} <= set(data)
     assert data["topic"] == "RL for LLM Agents" and data["count"] == 2
+    assert (data["total"], data["previous_total"]) == (2, 0)
     assert len(data["weekly"]) == 12
 
 

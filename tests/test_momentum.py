@@ -231,3 +231,13 @@ def test_share_is_over_all_papers_of_the_same_four_weeks_only():
         spread(10_000, 0), spread(90_000, WINDOW_DAYS, days=7), {AS_OF + timedelta(days=1): 5}
     )
     assert compute_momentum("T", counts, totals, AS_OF).share_pct == 0.7
+
+
+def test_the_denominators_of_both_windows_are_given_beside_the_counts():
+    counts = combined(spread(70, 0), spread(29, WINDOW_DAYS))
+    totals = combined(spread(10_000, 0), spread(9_029, WINDOW_DAYS), {days_ago(56): 500})
+
+    m = compute_momentum("T", counts, totals, AS_OF)
+
+    assert (m.count, m.previous, m.total, m.previous_total) == (70, 29, 10_000, 9_029)
+    assert (m.to_json()["total"], m.to_json()["previous_total"]) == (10_000, 9_029)
