@@ -24,6 +24,8 @@ import httpx
 from digests.feeds import ArxivApiError, FeedError, ParsedFeed, parse_api_atom, parse_listing
 
 API_PAGE_LIMIT = 2000
+# Ids per `id_list` request: a URL of about 1.5 kB, well inside what servers accept.
+ID_LIST_BATCH = 100
 # A longer Retry-After fails the call at once: waiting that long would stall the bot.
 MAX_RETRY_AFTER = 600.0
 MAX_BACKOFF = 120.0
@@ -152,9 +154,24 @@ class ArxivClient:
             f"{self.api_url}?search_query={quote_plus(search_query, safe=':[]()')}"
             f"&start={start}&max_results={max_results}&sortBy={sort_by}&sortOrder={sort_order}"
         )
+        return await self._api_page(url, start, what=f"API page at {start}")
+
+    async def first_versions(self, arxiv_ids: Sequence[str]) -> dict[str, datetime]:
+        """Version 1's date of each paper, asked in batched `id_list` queries; ids arXiv does
+        not know are left out."""
+        found: dict[str, datetime] = {}
+        for first in range(0, len(arxiv_ids), ID_LIST_BATCH):
+            batch = arxiv_ids[first : first + ID_LIST_BATCH]
+            url = f"{self.api_url}?id_list={','.join(batch)}&start=0&max_results={len(batch)}"
+            page = await self._api_page(url, 0, what=f"look-up of {len(batch)} papers")
+            found.update({record.arxiv_id: record.published for record in page.records})
+        return found
+
+    async def _api_page(self, url: str, start: int, *, what: str) -> ParsedFeed:
+        """One API page; a spuriously empty one is asked for again."""
         retries_left = self.empty_page_retries
         while True:
-            page = await self._fetch(url, parse_api_atom, what=f"API page at {start}")
+            page = await self._fetch(url, parse_api_atom, what=what)
             spurious = page.read == 0 and (page.total_results or 0) > start
             if not spurious or retries_left == 0:
                 return page

@@ -155,7 +155,8 @@ def cmd_ingest(settings: Settings, args: argparse.Namespace) -> int:
         return 0
     report = ingest_file(app, args.file, now=_now())
     print(report.summary())
-    return 0 if report.read > len(report.skipped) else 1
+    # An empty listing is a normal day; a document whose every entry was skipped is not.
+    return 0 if report.read == 0 or report.read > len(report.skipped) else 1
 
 
 def ingest_file(app: App, path: Path, *, now: datetime) -> IngestReport:

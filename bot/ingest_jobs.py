@@ -15,7 +15,7 @@ from sqlmodel import Session
 from bot.arxiv import API_PAGE_LIMIT, ArxivClient, ArxivUnavailable, submitted_query
 from digests.catalog import Catalog
 from digests.feeds import ParsedFeed, Skip
-from digests.ingest import IngestReport, ingest_parsed
+from digests.ingest import IngestReport, ingest_parsed, listing_ids_to_look_up
 from digests.store.repo import load_state, save_state
 from digests.tagger import Tagger
 
@@ -49,14 +49,36 @@ async def ingest_listing(
     catalog: Catalog,
     now: datetime,
 ) -> IngestReport:
-    """Fetch today's listing for `categories` and store it in one transaction."""
+    """Fetch today's listing for `categories` and store it in one transaction.
+
+    Cross-lists and replacements of papers not held are dated by their first version: by the
+    arXiv API's date for recent ones (batched look-ups through the same polite client), by
+    their id when the API gives none.
+    """
     parsed = await client.fetch_listing(categories)
     with session_factory() as session:
-        report = ingest_parsed(session, parsed, tagger=tagger, catalog=catalog, now=now)
+        wanted = listing_ids_to_look_up(session, parsed.records)
+    looked_up, problem = await _first_versions(client, wanted)
+    with session_factory() as session:
+        report = ingest_parsed(
+            session, parsed, tagger=tagger, catalog=catalog, now=now, looked_up=looked_up
+        )
+        if problem:
+            report.warnings.append(Skip("first-version dates", problem))
         cursor = {"fetched_at": now.isoformat(), "read": parsed.read, "new": report.new}
         save_state(session, listing_key(categories), cursor, now=now, success=True)
         session.commit()
     return report
+
+
+async def _first_versions(client: ArxivClient, ids: list[str]) -> tuple[dict, str]:
+    """The API's dates for `ids`, or none and why: the listing is stored either way."""
+    if not ids:
+        return {}, ""
+    try:
+        return await client.first_versions(ids), ""
+    except ArxivUnavailable as exc:
+        return {}, f"none from the arXiv API ({exc}); {len(ids)} dated by their id instead"
 
 
 @dataclass

@@ -15,7 +15,7 @@ from email.utils import parsedate_to_datetime
 
 from lxml import etree
 
-from digests.papers import BadArxivId, PaperRecord, as_utc, parse_arxiv_id
+from digests.papers import BadArxivId, PaperRecord, as_utc, is_category_id, parse_arxiv_id
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"
@@ -40,12 +40,16 @@ X_COMMENT = ARXIV + "comment"
 X_DOI = ARXIV + "doi"
 X_JOURNAL_REF = ARXIV + "journal_ref"
 X_ANNOUNCE_TYPE = ARXIV + "announce_type"
+# Listings spell these differently from the API.
+X_LISTING_DOI = ARXIV + "DOI"
+X_LISTING_JOURNAL_REF = ARXIV + "journal_reference"
 DC_CREATOR = DC + "creator"
 OS_TOTAL_RESULTS = OPENSEARCH + "totalResults"
 OS_START_INDEX = OPENSEARCH + "startIndex"
 
 LISTING_UPDATE_TYPES = frozenset({"replace", "replace-cross"})
 LISTING_TYPES = frozenset({"new", "cross"}) | LISTING_UPDATE_TYPES
+CURRENT_LISTINGS = "https://rss.arxiv.org/rss/cs.LG"
 
 
 class FeedError(ValueError):
@@ -127,13 +131,30 @@ _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 def _parse_xml(data: bytes) -> ParsedFeed:
     root = _ROOT_TAG.search(data, 0, 65536)
+    if root is None and _RSS_1_0.search(data, 0, 65536) and _names_arxiv(data):
+        raise FeedError(
+            "this is arXiv's retired RSS 1.0 (RDF) listing format; "
+            f"use the current feeds, such as {CURRENT_LISTINGS}"
+        )
     if root is None:
         raise FeedError("not an arXiv feed: no <feed> or <rss> root element")
     if root.group(2) == b"rss":
-        return parse_listing(data)
-    if _OPENSEARCH_URI in root.group(0) or b"announce_type" not in data:
-        return parse_api_atom(data)
-    return parse_listing(data)
+        feed = parse_listing(data)
+    elif _OPENSEARCH_URI in root.group(0) or b"announce_type" not in data:
+        feed = parse_api_atom(data)
+    else:
+        feed = parse_listing(data)
+    if feed.read == 0 and not _names_arxiv(data):
+        raise FeedError("not an arXiv feed: it has no entries and does not name arxiv.org")
+    return feed
+
+
+_RSS_1_0 = re.compile(rb"<rdf:RDF\b[^>]*purl\.org/rss/1\.0/")
+
+
+def _names_arxiv(data: bytes) -> bool:
+    """An empty listing or result page is arXiv's only if it says so (its links or namespace)."""
+    return b"arxiv.org" in data[:65536].lower()
 
 
 # --- XML plumbing --------------------------------------------------------------------------
@@ -308,6 +329,7 @@ def _api_record(entry: etree._Element) -> PaperRecord:
             _add_category(categories, child.get("term"))
         elif tag == X_PRIMARY_CATEGORY:
             primary = child.get("term", "").strip()
+            primary = primary if is_category_id(primary) else ""
         elif tag == A_LINK:
             _add_link(links, child)
         elif isinstance(tag, str):
@@ -403,15 +425,14 @@ def _rss_record(item: etree._Element) -> PaperRecord:
             creators.append(child.text or "")
         elif isinstance(child.tag, str):
             fields[child.tag] = child.text or ""
-    published = _rfc822_datetime(fields.get("pubDate"))
     return _listing_record(
+        fields,
         raw_id=fields.get("guid") or fields.get("link"),
         title=fields.get("title"),
         description=fields.get("description"),
-        announce_type=fields.get(X_ANNOUNCE_TYPE),
         authors=_split_creators(creators),
         categories=categories,
-        published=published,
+        announced=_rfc822_datetime(fields.get("pubDate")),
         link=fields.get("link"),
     )
 
@@ -435,40 +456,41 @@ def _atom_listing_record(entry: etree._Element) -> PaperRecord:
             fields[tag] = child.text or ""
     raw_date = fields.get(A_PUBLISHED) or fields.get(A_UPDATED)
     return _listing_record(
+        fields,
         raw_id=fields.get(A_ID),
         title=fields.get(A_TITLE),
         description=fields.get(A_SUMMARY),
-        announce_type=fields.get(X_ANNOUNCE_TYPE),
         authors=_split_creators(creators),
         categories=categories,
-        published=_iso_datetime(raw_date, "published"),
+        announced=_iso_datetime(raw_date, "published"),
         link=link,
     )
 
 
 def _listing_record(
+    fields: dict[str, str],
     *,
     raw_id: str | None,
     title: str | None,
     description: str | None,
-    announce_type: str | None,
     authors: tuple[str, ...],
     categories: list[str],
-    published: datetime | None,
+    announced: datetime | None,
     link: str | None,
 ) -> PaperRecord:
+    """A listing item; `fields` holds its other elements by tag (announce type, DOI, ...)."""
     arxiv_id, version = _arxiv_id(raw_id)
     abstract = _collapse(description)
-    announced = _ANNOUNCEMENT.match(abstract)
-    if announced:
-        abstract = announced.group("abstract").strip()
-        announce_type = announce_type or announced.group("type")
+    announce_type = fields.get(X_ANNOUNCE_TYPE)
+    announcement = _ANNOUNCEMENT.match(abstract)
+    if announcement:
+        abstract = announcement.group("abstract").strip()
+        announce_type = announce_type or announcement.group("type")
     announce_type = _collapse(announce_type).lower() or "new"
     if announce_type not in LISTING_TYPES:
         raise _BadEntry(f"unknown announce type: {_one_line(announce_type, 40)!r}")
     title = _collapse(title)
-    _require(title, published, categories)
-    update_only = announce_type in LISTING_UPDATE_TYPES
+    _require(title, announced, categories)
     return PaperRecord(
         arxiv_id=arxiv_id,
         version=version,
@@ -476,17 +498,24 @@ def _listing_record(
         abstract=abstract,
         authors=authors,
         categories=tuple(categories),
-        published=published,
+        # The announcement; digests.first_versions dates cross-lists and replacements.
+        published=announced,
         # A replacement's announcement date is when this version appeared, not v1's date.
-        updated=published if update_only else None,
+        updated=announced if announce_type in LISTING_UPDATE_TYPES else None,
+        comment=_collapse(fields.get(X_COMMENT)) or None,
+        doi=_collapse(fields.get(X_LISTING_DOI) or fields.get(X_DOI)) or None,
+        journal_ref=_collapse(fields.get(X_LISTING_JOURNAL_REF) or fields.get(X_JOURNAL_REF))
+        or None,
         links={"abs": link.strip()} if link and link.strip() else {},
-        update_only=update_only,
+        announce_type=announce_type,
+        announced=announced,
     )
 
 
 def _add_category(categories: list[str], raw: str | None) -> None:
+    """Keep arXiv category ids only: MSC and ACM class terms share the element in the API."""
     term = (raw or "").strip()
-    if term and term not in categories:
+    if is_category_id(term) and term not in categories:
         categories.append(term)
 
 
@@ -540,7 +569,9 @@ def _json_record(obj: object) -> PaperRecord:
     if obj.get("version") is not None:
         version = _json_version(obj["version"])
     title = _collapse(_json_str(obj, "title"))
-    categories = [c.strip() for c in _json_strings(obj, "categories") if c.strip()]
+    categories: list[str] = []
+    for term in _json_strings(obj, "categories"):
+        _add_category(categories, term)
     published = _json_datetime(obj, "published")
     _require(title, published, categories)
     return PaperRecord(
@@ -549,7 +580,7 @@ def _json_record(obj: object) -> PaperRecord:
         title=title,
         abstract=_collapse(_json_str(obj, "abstract")),
         authors=tuple(a.strip() for a in _json_strings(obj, "authors") if a.strip()),
-        categories=tuple(dict.fromkeys(categories)),
+        categories=tuple(categories),
         published=published,
         updated=_json_datetime(obj, "updated"),
         affiliations=tuple(_json_strings(obj, "affiliations")),

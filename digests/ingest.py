@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -10,35 +11,49 @@ from sqlmodel import Session
 
 from digests.catalog import Catalog, UnknownTopic
 from digests.feeds import ParsedFeed, Skip
+from digests.first_versions import date_listed, ids_to_look_up, undated
 from digests.papers import PaperRecord
 from digests.store import repo
 from digests.tagger import Tagger
+
+NOTHING_ANNOUNCED = "no new announcements (arXiv announces none on weekends and holidays)"
 
 
 @dataclass
 class IngestReport:
     read: int = 0
     new: int = 0
+    # Stored for the first time but first announced before this listing: cross-lists of
+    # older papers and replacements of papers not held, counted on their first-version date.
+    earlier: int = 0
     updated: int = 0
     unchanged: int = 0
     tags_added: int = 0
     skipped: list[Skip] = field(default_factory=list)
     # Stored papers whose upstream topics could not all be matched to the catalog.
     warnings: list[Skip] = field(default_factory=list)
+    # Where the first-version dates of the `earlier` papers came from: the API or the id.
+    dated_by: Counter[str] = field(default_factory=Counter)
 
     def merge(self, other: IngestReport) -> None:
         self.read += other.read
         self.new += other.new
+        self.earlier += other.earlier
         self.updated += other.updated
         self.unchanged += other.unchanged
         self.tags_added += other.tags_added
         self.skipped.extend(other.skipped)
         self.warnings.extend(other.warnings)
+        self.dated_by.update(other.dated_by)
 
     def summary(self, *, max_skips: int = 20) -> str:
-        lines = [
-            f"read: {self.read}",
-            f"new: {self.new}",
+        if self.read == 0:
+            return NOTHING_ANNOUNCED
+        lines = [f"read: {self.read}", f"new: {self.new}"]
+        if self.earlier:
+            sources = ", ".join(f"{n} by {source}" for source, n in sorted(self.dated_by.items()))
+            lines.append(f"earlier: {self.earlier} (first announced before; dated {sources})")
+        lines += [
             f"updated: {self.updated}",
             f"unchanged: {self.unchanged}",
             f"skipped: {len(self.skipped)}",
@@ -80,6 +95,16 @@ def _rule_tags(
     ]
 
 
+def listing_ids_to_look_up(session: Session, records: Iterable[PaperRecord]) -> list[str]:
+    """Cross-lists and replacements whose first-version date is worth asking the arXiv API."""
+    records = list(records)
+    return ids_to_look_up(records, held=_held(session, records))
+
+
+def _held(session: Session, records: list[PaperRecord]) -> set[str]:
+    return repo.held_ids(session, [record.arxiv_id for record in undated(records)])
+
+
 def ingest_records(
     session: Session,
     records: Iterable[PaperRecord],
@@ -87,20 +112,22 @@ def ingest_records(
     tagger: Tagger,
     catalog: Catalog,
     now: datetime,
+    looked_up: Mapping[str, datetime] | None = None,
 ) -> IngestReport:
-    """Upsert `records`, tag new and updated papers, and store upstream tags next to ours."""
+    """Upsert `records`, tag new and updated papers, and store upstream tags next to ours.
+
+    A listing's cross-lists and replacements are first dated by their first version (see
+    `digests.first_versions`); `looked_up` holds the arXiv API's dates for some of them.
+    """
     records = list(records)
     report = IngestReport(read=len(records))
-    result = repo.upsert_papers(session, records, now=now)
-    report.new, report.updated, report.unchanged = (
-        len(result.new),
-        len(result.updated),
-        result.unchanged,
-    )
-    report.skipped += [
-        Skip(arxiv_id, "replacement of a paper that is not stored")
-        for arxiv_id in result.not_stored_replacements
-    ]
+    dated = date_listed(records, held=_held(session, records), looked_up=looked_up or {})
+    result = repo.upsert_papers(session, dated.records, now=now)
+    sources = [dated.earlier.get(record.arxiv_id) for record in result.new.values()]
+    report.dated_by.update(source for source in sources if source)
+    report.earlier = sum(report.dated_by.values())
+    report.new = len(result.new) - report.earlier
+    report.updated, report.unchanged = len(result.updated), result.unchanged
     topic_ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
     tags: dict[int, list[tuple[int, float, str]]] = {}
     published_on = {}
@@ -129,10 +156,18 @@ def _upstream_tags(
 
 
 def ingest_parsed(
-    session: Session, parsed: ParsedFeed, *, tagger: Tagger, catalog: Catalog, now: datetime
+    session: Session,
+    parsed: ParsedFeed,
+    *,
+    tagger: Tagger,
+    catalog: Catalog,
+    now: datetime,
+    looked_up: Mapping[str, datetime] | None = None,
 ) -> IngestReport:
     """Ingest a parsed document, carrying its skipped entries into the report."""
-    report = ingest_records(session, parsed.records, tagger=tagger, catalog=catalog, now=now)
+    report = ingest_records(
+        session, parsed.records, tagger=tagger, catalog=catalog, now=now, looked_up=looked_up
+    )
     report.read = parsed.read
     report.skipped[:0] = parsed.skipped
     return report

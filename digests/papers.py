@@ -9,11 +9,18 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
-# New-style ids (0704.0001 onwards, 4 or 5 digit serial) and old-style archive ids (cs/0112017).
-_NEW_ID = re.compile(r"(?P<base>\d{4}\.\d{4,5})(?:v(?P<version>\d+))?")
-_OLD_ID = re.compile(r"(?P<base>[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v(?P<version>\d+))?")
+# New-style ids (0704.0001 onwards, 4 or 5 digit serial) and old-style archive ids (cs/0112017);
+# both begin with the year and month the paper was first submitted.
+_YYMM = r"\d\d(?:0[1-9]|1[0-2])"
+_VERSION = r"(?:v(?P<version>\d+))?"
+_NEW_ID = re.compile(rf"(?P<base>{_YYMM}\.\d{{4,5}}){_VERSION}")
+_OLD_ID = re.compile(rf"(?P<base>[a-z][a-z\-]*(?:\.[A-Z]{{2}})?/{_YYMM}\d{{3}}){_VERSION}")
 _PREFIXES = re.compile(r"^(?:https?://(?:export\.)?arxiv\.org/(?:abs|pdf)/|oai:arxiv\.org:|arxiv:)",
                        re.IGNORECASE)
+
+# An arXiv category id: an archive ("hep-ph", "cs") and maybe a subject class ("cs.LG",
+# "cond-mat.mes-hall"). MSC and ACM class terms ("53D10, 53D15", "I.2.7") never match.
+_CATEGORY_ID = re.compile(r"[a-z]+(?:-[a-z]+)*(?:\.[A-Za-z]+(?:-[A-Za-z]+)*)?")
 
 
 class BadArxivId(ValueError):
@@ -33,6 +40,20 @@ def parse_arxiv_id(raw: str) -> tuple[str, int | None]:
             version = match.group("version")
             return match.group("base"), int(version) if version else None
     raise BadArxivId(f"not an arXiv id: {raw[:80]!r}")
+
+
+def id_month(arxiv_id: str) -> date:
+    """The first day of the month an id was given in, the month its first version was submitted:
+    May 2022 for `2205.06398`, May 2002 for `cs/0205017`."""
+    digits = arxiv_id.rpartition("/")[2][:4] if "/" in arxiv_id else arxiv_id[:4]
+    year, month = int(digits[:2]), int(digits[2:])
+    # Old-style ids began in 1991; new-style ones in 2007.
+    return date(1900 + year if year >= 91 else 2000 + year, month, 1)
+
+
+def is_category_id(term: str) -> bool:
+    """True for arXiv category ids ("cs.LG", "hep-ph"), false for MSC or ACM class terms."""
+    return _CATEGORY_ID.fullmatch(term) is not None
 
 
 def abs_url(arxiv_id: str) -> str:
@@ -69,8 +90,11 @@ class PaperRecord:
     links: dict[str, str] = field(default_factory=dict)
     # Tags given by an upstream system, by topic name or slug (JSON Lines import).
     upstream_topics: tuple[str, ...] = ()
-    # A listing's `replace` entry: refresh a stored paper, never add one (its date is not v1's).
-    update_only: bool = False
+    # A daily listing's item: how it was announced (new | cross | replace | replace-cross)
+    # and when. Until `digests.first_versions` dates them, a cross-list or replacement carries
+    # the announcement as `published`, which need not be its first-version date.
+    announce_type: str = ""
+    announced: datetime | None = None
 
     @property
     def primary_category(self) -> str:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from itertools import pairwise
 
 import pytest
 from sqlalchemy import Engine, func, select
@@ -199,20 +200,86 @@ async def test_listing_ingest_adds_new_papers_and_refreshes_replaced_ones(
 ):
     async with FakeArxiv(listing=[paper(1, title="Old title")], clock=clock) as server:
         await ingest_todays_listing(server, clock, sessions, catalog, tagger)
+        server.papers = [paper(4, published=datetime(2026, 4, 20, 9, tzinfo=UTC))]
         server.listing = [
             paper(2, announce_type="new"),
             paper(3, announce_type="cross", categories=["stat.ML", "cs.LG"]),
             paper(1, announce_type="replace", version=2, title="New title"),
-            paper(4, announce_type="replace", version=3),  # never stored: not added
+            paper(4, announce_type="replace", version=3),  # not held: dated by the API
         ]
 
         report = await ingest_todays_listing(server, clock, sessions, catalog, tagger)
 
-    assert (report.read, report.new, report.updated) == (4, 2, 1)
-    assert stored_ids(sessions) == ["2605.00001", "2605.00002", "2605.00003"]
+    assert (report.read, report.new, report.earlier, report.updated) == (4, 2, 1, 1)
+    assert stored_ids(sessions) == ["2605.00001", "2605.00002", "2605.00003", "2605.00004"]
     assert stored_title(sessions, "2605.00001") == "New title"
+    assert first_version_day(sessions, "2605.00004") == date(2026, 4, 20)
     with sessions() as session:
         assert load_state(session, "rss:cs.LG")["read"] == 4
+
+
+def first_version_day(sessions, arxiv_id: str) -> date:
+    with sessions() as session:
+        statement = select(Paper.published_on).where(Paper.arxiv_id == arxiv_id)
+        return session.execute(statement).scalar_one()
+
+
+def recent_replacement(n: int) -> dict:
+    """A replacement of a paper first submitted in April 2026, which the store does not hold."""
+    return paper(n, id=f"2604.{n:05d}", announce_type="replace", version=2)
+
+
+async def test_only_recent_papers_not_held_are_looked_up_and_in_one_batched_query(
+    clock, sessions, catalog, tagger
+):
+    async with FakeArxiv(clock=clock) as server:
+        server.papers = [paper(7, id="2604.00007", published=datetime(2026, 4, 3, tzinfo=UTC))]
+        server.listing = [
+            paper(1, announce_type="new"),
+            paper(2, id="2205.06398", version=2, announce_type="cross"),
+            recent_replacement(7),
+            recent_replacement(8),  # arXiv does not know it: dated by its id
+        ]
+
+        report = await ingest_todays_listing(server, clock, sessions, catalog, tagger)
+
+    assert server.id_lists() == [["2604.00007", "2604.00008"]]
+    assert (report.new, report.earlier) == (1, 3)
+    assert "earlier: 3 (first announced before; dated 1 by the arXiv API, 2 by the id)" in (
+        report.summary()
+    )
+    assert first_version_day(sessions, "2205.06398") == date(2022, 5, 1)
+    assert first_version_day(sessions, "2604.00007") == date(2026, 4, 3)
+    assert first_version_day(sessions, "2604.00008") == date(2026, 4, 1)
+
+
+async def test_many_look_ups_go_in_batches_of_100_through_the_one_limiter(
+    clock, sessions, catalog, tagger
+):
+    async with FakeArxiv(clock=clock) as server:
+        server.listing = [recent_replacement(n) for n in range(1, 251)]
+
+        await ingest_todays_listing(server, clock, sessions, catalog, tagger)
+
+    assert [len(ids) for ids in server.id_lists()] == [100, 100, 50]
+    arrivals = [request.arrived for request in server.requests]
+    assert min(b - a for a, b in pairwise(arrivals)) >= 3.0
+    assert server.max_in_flight == 1
+
+
+async def test_when_the_api_gives_no_dates_the_listing_is_stored_dated_by_the_ids(
+    clock, sessions, catalog, tagger
+):
+    async with FakeArxiv(clock=clock) as server:
+        server.listing = [paper(1, announce_type="new"), recent_replacement(2)]
+        server.fail("503", times=None, when=lambda request: request.path == "/api/query")
+
+        report = await ingest_todays_listing(server, clock, sessions, catalog, tagger)
+
+    assert (report.new, report.earlier) == (1, 1)
+    assert first_version_day(sessions, "2604.00002") == date(2026, 4, 1)
+    assert "first-version dates: none from the arXiv API" in report.summary()
+    assert "1 dated by their id instead" in report.summary()
 
 
 def test_day_windows_cover_the_range_without_overlap() -> None:

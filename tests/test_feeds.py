@@ -69,7 +69,7 @@ def test_api_entry_becomes_a_record_with_every_field() -> None:
         "pdf": "https://arxiv.org/pdf/2605.00007v3",
         "doi": "https://doi.org/10.1000/xyz.7",
     }
-    assert not record.update_only
+    assert (record.announce_type, record.announced) == ("", None)
 
 
 def test_api_error_feed_raises_with_arxivs_message() -> None:
@@ -78,7 +78,7 @@ def test_api_error_feed_raises_with_arxivs_message() -> None:
 
 
 @pytest.mark.parametrize("build", [rss_listing, atom_listing], ids=["rss", "atom"])
-def test_listing_new_and_cross_are_records_and_replacements_only_update(build) -> None:
+def test_listing_items_keep_how_and_when_they_were_announced(build) -> None:
     papers = [
         paper(1, announce_type="new"),
         paper(2, announce_type="cross", categories=["stat.ML", "cs.LG"]),
@@ -89,12 +89,13 @@ def test_listing_new_and_cross_are_records_and_replacements_only_update(build) -
     feed = parse_listing(build(papers, announced=ANNOUNCED))
 
     assert feed.kind == ("rss-listing" if build is rss_listing else "atom-listing")
-    assert [(r.arxiv_id, r.version, r.update_only) for r in feed.records] == [
-        ("2605.00001", 1, False),
-        ("2605.00002", 1, False),
-        ("2605.00003", 2, True),
-        ("2605.00004", 4, True),
+    assert [(r.arxiv_id, r.version, r.announce_type) for r in feed.records] == [
+        ("2605.00001", 1, "new"),
+        ("2605.00002", 1, "cross"),
+        ("2605.00003", 2, "replace"),
+        ("2605.00004", 4, "replace-cross"),
     ]
+    assert {r.announced for r in feed.records} == {ANNOUNCED}
     first, cross = feed.records[:2]
     assert first.abstract == "We study problem 1. It matters a lot."
     assert first.authors == ("Ada Lovelace", "Alan Turing")
@@ -103,10 +104,45 @@ def test_listing_new_and_cross_are_records_and_replacements_only_update(build) -
     assert first.abs_url == "https://arxiv.org/abs/2605.00001"
 
 
+@pytest.mark.parametrize("build", [rss_listing, atom_listing], ids=["rss", "atom"])
+def test_listing_items_carry_their_doi_and_journal_reference(build) -> None:
+    published = paper(1, doi="10.1103/PhysRevD.111.032004", journal_ref="Phys. Rev. D 111")
+
+    [record] = parse_listing(build([published], announced=ANNOUNCED)).records
+
+    assert (record.doi, record.journal_ref) == ("10.1103/PhysRevD.111.032004", "Phys. Rev. D 111")
+
+
+def test_msc_and_acm_class_terms_are_not_categories() -> None:
+    entry = api_entry(paper(1, categories=["math.DG", "hep-th"])).replace(
+        "</entry>",
+        '<category term="53D10, 53D15" scheme="http://arxiv.org/schemas/atom"/>'
+        '<category term="I.2.7; F.4.1" scheme="http://arxiv.org/schemas/atom"/></entry>',
+    )
+
+    [record] = parse_api_atom(api_feed(entries=[entry])).records
+
+    assert record.categories == ("math.DG", "hep-th")
+
+
 def test_empty_listing_on_a_day_without_announcements_is_not_an_error() -> None:
     feed = parse_document(rss_listing([]))
 
     assert (feed.kind, feed.records, feed.skipped, feed.read) == ("rss-listing", [], [], 0)
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        b'<?xml version="1.0"?><rss version="2.0"><channel><title>Cat pictures</title>'
+        b"<link>https://cats.example/</link></channel></rss>",
+        b'<feed xmlns="http://www.w3.org/2005/Atom"><title>A blog</title></feed>',
+    ],
+    ids=["rss", "atom"],
+)
+def test_an_empty_feed_that_is_not_arxivs_is_still_an_error(document: bytes) -> None:
+    with pytest.raises(FeedError, match="not an arXiv feed"):
+        parse_document(document)
 
 
 def test_jsonl_import_keeps_upstream_topics() -> None:

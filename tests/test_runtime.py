@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,9 +13,10 @@ from bot.app import build_app
 from bot.platforms.terminal import TerminalAdapter
 from bot.runner import Runtime, follow_on_terminal
 from bot.settings import load_settings
-from digests.ingest import ingest_records
+from digests.ingest import NOTHING_ANNOUNCED, ingest_records
 from digests.papers import PaperRecord
 from digests.store.models import Delivery
+from tests.fakes.arxiv_server import FakeArxiv
 
 MONDAY_9 = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)
 
@@ -148,3 +150,21 @@ async def test_a_spiking_topic_alerts_its_followers_once(runtime):
     out = stream.getvalue()
     assert out.count("Spike: RL for LLM Agents is up") == 1
     assert "in the last four weeks" in out and "Papers driving the rise" in out
+
+
+async def test_a_day_without_announcements_is_logged_at_info_as_such(
+    database_url, monkeypatch, caplog
+):
+    async with FakeArxiv(listing=[]) as arxiv:
+        monkeypatch.setenv("DATABASE_URL", database_url)
+        settings = load_settings(
+            arxiv_rss_url=arxiv.rss_url, arxiv_api_url=arxiv.api_url, arxiv_request_interval=0
+        )
+        app = build_app(settings)
+        runtime = Runtime(app, clock=Clock(MONDAY_9), adapters=[TerminalAdapter(io.StringIO())])
+        with caplog.at_level(logging.INFO, logger="digestbot"):
+            await runtime.ingest()
+        app.close()
+
+    [record] = [r for r in caplog.records if r.name == "digestbot"]
+    assert (record.levelno, record.getMessage()) == (logging.INFO, f"ingest: {NOTHING_ANNOUNCED}")

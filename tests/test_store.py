@@ -72,11 +72,34 @@ def test_an_older_version_never_overwrites_a_newer_one(engine):
     assert (result.unchanged, paper.title) == (1, "v3")
 
 
-def test_a_listing_replacement_of_an_unknown_paper_is_not_stored(engine):
+def test_a_newer_version_without_a_doi_or_journal_reference_keeps_the_stored_ones(engine):
+    published = record(
+        doi="10.1093/bioinformatics/btac431",
+        journal_ref="Bioinformatics 38 (2022)",
+        comment="12 pages",
+        affiliations=("Duke University",),
+    )
+    bare_v2 = record(version=2, title="Revised title")  # as a listing's replacement reads
     with Session(engine) as session:
-        result = repo.upsert_papers(session, [record(update_only=True)], now=NOW)
-        assert result.not_stored_replacements == ["2609.00001"]
-        assert repo.paper_count(session) == 0
+        repo.upsert_papers(session, [published], now=NOW)
+        repo.upsert_papers(session, [bare_v2], now=NOW)
+        session.commit()
+        paper = session.exec(select(Paper)).scalars().one()
+    assert (paper.version, paper.title) == (2, "Revised title")
+    assert (paper.doi, paper.journal_ref, paper.comment, paper.affiliations) == (
+        "10.1093/bioinformatics/btac431",
+        "Bioinformatics 38 (2022)",
+        "12 pages",
+        ["Duke University"],
+    )
+
+
+def test_a_newer_version_with_its_own_doi_replaces_the_stored_one(engine):
+    with Session(engine) as session:
+        repo.upsert_papers(session, [record(doi="10.1000/preprint")], now=NOW)
+        repo.upsert_papers(session, [record(version=2, doi="10.1000/journal")], now=NOW)
+        session.commit()
+        assert session.exec(select(Paper.doi)).scalars().one() == "10.1000/journal"
 
 
 def test_hostile_and_huge_text_is_stored_unchanged(engine):

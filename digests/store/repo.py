@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 
 from sqlalchemy import delete, func, insert, select, update
@@ -18,16 +18,18 @@ from digests.papers import PaperRecord
 from digests.store.models import IngestState, Paper, PaperTopic, Topic
 
 _CHUNK = 500  # rows per IN (...) lookup; keeps statements under SQLite's variable limit
+# Metadata a newer version may lack (listings carry no affiliations or comments, and only
+# sometimes a DOI): without a value of its own, a newer version keeps the stored one.
+_KEPT_WHEN_MISSING = ("affiliations", "comment", "doi", "journal_ref")
 
 
 @dataclass
 class UpsertResult:
-    """Paper ids by what happened to them, plus records that could not be applied."""
+    """Paper ids by what happened to them, with the records as stored (first-version dates)."""
 
     new: dict[int, PaperRecord] = field(default_factory=dict)
     updated: dict[int, PaperRecord] = field(default_factory=dict)
     unchanged: int = 0
-    not_stored_replacements: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,8 @@ def upsert_papers(
     """Insert new papers and refresh stored ones on the base id; never duplicate a paper.
 
     A newer version (or a later `updated` of the same version) rewrites the row but keeps the
-    first-version date already stored. Listing replacements of unknown papers are not stored.
+    first-version date already stored, and the DOI, journal reference, comment and
+    affiliations where it has none of its own.
     """
     result = UpsertResult()
     incoming = _newest_per_id(records)
@@ -104,18 +107,17 @@ def upsert_papers(
     for arxiv_id, record in incoming.items():
         held = stored.get(arxiv_id)
         if held is None:
-            if record.update_only:
-                result.not_stored_replacements.append(arxiv_id)
-            else:
-                to_insert.append(record)
+            to_insert.append(record)
             continue
         paper_id, version, updated, published = held
         if not _is_newer(record, version, updated):
             result.unchanged += 1
             continue
+        record = replace(record, published=min(published, record.published))
         values = _paper_values(record, now)
-        values["published"] = min(published, record.published)
-        values["published_on"] = values["published"].date()
+        for name in _KEPT_WHEN_MISSING:
+            if not values[name]:
+                del values[name]
         session.execute(update(Paper).where(Paper.id == paper_id).values(**values))
         result.updated[paper_id] = record
 
@@ -125,6 +127,14 @@ def upsert_papers(
         by_id = {record.arxiv_id: record for record in batch}
         result.new.update({row.id: by_id[row.arxiv_id] for row in rows})
     return result
+
+
+def held_ids(session: Session, arxiv_ids: Sequence[str]) -> set[str]:
+    """Which of `arxiv_ids` (base ids) are stored."""
+    held: set[str] = set()
+    for ids in _chunks(list(dict.fromkeys(arxiv_ids))):
+        held.update(session.execute(select(Paper.arxiv_id).where(Paper.arxiv_id.in_(ids))).scalars())
+    return held
 
 
 def sync_topics(session: Session, topics: Iterable) -> list[str]:

@@ -157,6 +157,16 @@ def _announcement(p: dict) -> str:
     return f"arXiv:{_versioned(p)} Announce Type: {announce_type} \nAbstract: {abstract}"
 
 
+def _listing_references(p: dict) -> list[str]:
+    """Listings spell these `arxiv:DOI` and `arxiv:journal_reference`, unlike the API."""
+    parts = []
+    if p.get("journal_ref"):
+        parts.append(f"<arxiv:journal_reference>{escape(p['journal_ref'])}</arxiv:journal_reference>")
+    if p.get("doi"):
+        parts.append(f"<arxiv:DOI>{escape(p['doi'])}</arxiv:DOI>")
+    return parts
+
+
 def rss_item(p: dict, announced: datetime) -> str:
     parts = [
         "<item>",
@@ -168,6 +178,7 @@ def rss_item(p: dict, announced: datetime) -> str:
         f"<pubDate>{format_datetime(announced)}</pubDate>",
         f"<arxiv:announce_type>{p.get('announce_type', 'new')}</arxiv:announce_type>",
         "<dc:rights>http://creativecommons.org/licenses/by/4.0/</dc:rights>",
+        *_listing_references(p),
         f"<dc:creator>{escape(', '.join(_author_names(p)))}</dc:creator>",
         "</item>",
     ]
@@ -211,6 +222,7 @@ def atom_listing_entry(p: dict, announced: datetime) -> str:
         f"<published>{stamp}</published>",
         f"<arxiv:announce_type>{p.get('announce_type', 'new')}</arxiv:announce_type>",
         "<dc:rights>http://creativecommons.org/licenses/by/4.0/</dc:rights>",
+        *_listing_references(p),
         f"<dc:creator>{escape(', '.join(_author_names(p)))}</dc:creator>",
         "</entry>",
     ]

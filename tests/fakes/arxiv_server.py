@@ -156,6 +156,10 @@ class FakeArxiv:
     def api_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.path == "/api/query"]
 
+    def id_lists(self) -> list[list[str]]:
+        """The ids of every `id_list` query received, in order."""
+        return [r.query["id_list"].split(",") for r in self.api_requests() if "id_list" in r.query]
+
     def _take_failure(self, recorded: RecordedRequest) -> Failure | None:
         for failure in self._failures:
             if failure.times == 0 or (failure.when and not failure.when(recorded)):
@@ -210,7 +214,7 @@ class FakeArxiv:
         if max_results > 2000:
             error = arxiv_docs.api_error_feed("max_results must not exceed 2000")
             return web.Response(status=400, body=error, content_type="application/atom+xml")
-        matches = self.matching(search)
+        matches = self.matching(search, request.query.get("id_list", ""))
 
         def build(empty: bool) -> bytes:
             page = [] if empty else matches[start : start + max_results]
@@ -220,12 +224,15 @@ class FakeArxiv:
 
         return await self._answer(request, build, "application/atom+xml")
 
-    def matching(self, search_query: str) -> list[dict]:
-        """The held papers a `search_query` selects, oldest submission first."""
+    def matching(self, search_query: str, id_list: str = "") -> list[dict]:
+        """The held papers a `search_query` (and `id_list`) selects, oldest submission first."""
         categories = set(_CATEGORY.findall(search_query))
         window = _SUBMITTED.search(search_query)
+        ids = set(filter(None, id_list.split(",")))
         chosen = []
         for paper in self.papers:
+            if ids and paper["id"] not in ids:
+                continue
             if categories and not categories.intersection(paper["categories"]):
                 continue
             stamp = paper["published"].astimezone(UTC).strftime("%Y%m%d%H%M")
