@@ -295,7 +295,7 @@ def cmd_spikes(settings: Settings, args: argparse.Namespace) -> int:
         decisions = scan(
             session, app.catalog.topics, as_of=as_of, settings=spike_settings(settings), now=_now()
         )
-    decisions.sort(key=lambda d: (not d.alert, d.q_value, -d.count))
+    decisions.sort(key=lambda d: (not d.alert, d.p_value, -d.count))
     shown = decisions if args.all else [d for d in decisions if d.alert or d.count]
     if args.json:
         print(json.dumps([d.to_json() for d in shown], indent=2, ensure_ascii=False))

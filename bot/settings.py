@@ -40,7 +40,7 @@ class Settings(BaseSettings):
     # Spike alerts (see docs/spikes.md): false-discovery rate, minimum papers in four weeks,
     # rise of the topic's share needed, share below which a topic re-arms, rise needed for a
     # second alert while still elevated, and days between two alerts of one topic.
-    spike_fdr_q: float = Field(default=0.01, gt=0, lt=1)
+    spike_fdr_q: float = Field(default=0.05, gt=0, lt=1)
     spike_min_count: int = Field(default=10, ge=1)
     spike_min_share_ratio: float = Field(default=1.5, gt=1)
     spike_rearm_share_ratio: float = Field(default=1.2, ge=1)

@@ -4,7 +4,8 @@ A topic spikes when, in the last four weeks against the four weeks before,
   1. it has at least `min_count` papers,
   2. its share of all new papers rose at least `min_share_ratio`-fold, and
   3. the rise is significant: an exact conditional binomial test, corrected for the false
-     discovery rate (Benjamini–Hochberg) across every topic of the scan.
+     discovery rate (Benjamini–Hochberg) across the topics of the scan that could alert at
+     all, those with at least `min_count` papers.
 
 The test: with k1, k0 the topic's papers in the two windows and N1, N0 all papers in them, if
 the topic kept its rate relative to the volume, k1 ~ Binomial(k1 + k0, N1 / (N1 + N0)) given
@@ -28,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
-from scipy.stats import binomtest, false_discovery_control
+from scipy.stats import binom, false_discovery_control
 from sqlalchemy import select
 from sqlmodel import Session
 
@@ -40,7 +41,7 @@ from digests.store.models import SpikeState, Topic
 
 @dataclass(frozen=True)
 class SpikeSettings:
-    fdr_q: float = 0.01  # expected share of false alerts among the alerts of one scan
+    fdr_q: float = 0.05  # expected share of false alerts among the alerts of one scan
     min_count: int = 10  # papers in the last four weeks
     min_share_ratio: float = 1.5  # share now / share in the four weeks before
     rearm_share_ratio: float = 1.2  # at or below this an elevated topic has calmed down
@@ -95,7 +96,9 @@ class SpikeDecision:
     share_ratio: float | None  # None when the share before was zero or unknown
     change_pct: int | None  # change of the count itself; None when previous == 0
     p_value: float
-    q_value: float  # Benjamini–Hochberg adjusted p-value over the whole scan
+    # Benjamini–Hochberg adjusted p-value over the topics that could alert; None for a topic
+    # outside that family (too few papers, or no papers at all in a window).
+    q_value: float | None
     alert: bool
     elevated: bool  # the topic's elevated flag after this scan
     reason: str
@@ -134,21 +137,41 @@ def evaluate(
     slugs = [topic.slug for topic in counts]
     if len(set(slugs)) != len(slugs):
         raise ValueError("each topic may be scanned once; duplicate slugs would skew the FDR")
-    p_values = [tail_p_value(topic) for topic in counts]
-    q_values = bh_adjust(p_values)
+    p_values = tail_p_values(counts)
+    family = [i for i, topic in enumerate(counts) if could_alert(topic, settings)]
+    q_values: list[float | None] = [None] * len(counts)
+    for i, q in zip(family, bh_adjust([p_values[i] for i in family]), strict=True):
+        q_values[i] = q
     return [
         _decide(topic, p, q, states.get(topic.slug, SpikeMemory()), settings, now)
         for topic, p, q in zip(counts, p_values, q_values, strict=True)
     ]
 
 
-def tail_p_value(topic: TopicCounts) -> float:
-    """P(X ≥ k1) for X ~ Binomial(k1 + k0, N1 / (N1 + N0)); 1.0 when there is nothing to test."""
-    trials = topic.count + topic.previous
-    if trials == 0 or topic.total == 0 or topic.previous_total == 0:
-        return 1.0
-    expected = topic.total / (topic.total + topic.previous_total)
-    return float(binomtest(topic.count, trials, expected, alternative="greater").pvalue)
+def could_alert(topic: TopicCounts, settings: SpikeSettings) -> bool:
+    """Whether a topic enters the correction family: a topic with fewer than `min_count`
+    papers, or without papers in a window, is never alerted, so it costs the others nothing."""
+    return topic.count >= settings.min_count and _has_volume(topic)
+
+
+def tail_p_values(counts: Sequence[TopicCounts]) -> list[float]:
+    """P(X ≥ k1) for X ~ Binomial(k1 + k0, N1 / (N1 + N0)) per topic, as
+    `scipy.stats.binomtest(..., alternative="greater")` gives it; 1.0 with nothing to test."""
+    # Without papers in a window there is no volume to compare with; any rate stands in.
+    rates = [t.total / (t.total + t.previous_total) if _has_volume(t) else 0.5 for t in counts]
+    tails = binom.sf(
+        [topic.count - 1 for topic in counts],
+        [topic.count + topic.previous for topic in counts],
+        rates,
+    )
+    return [
+        min(float(p), 1.0) if _has_volume(t) else 1.0
+        for t, p in zip(counts, tails, strict=True)
+    ]
+
+
+def _has_volume(topic: TopicCounts) -> bool:
+    return topic.total > 0 and topic.previous_total > 0
 
 
 def bh_adjust(p_values: Sequence[float]) -> list[float]:
@@ -177,7 +200,7 @@ def shares_text(decision: SpikeDecision) -> str:
 
 def evidence_text(decision: SpikeDecision) -> str:
     """Like "p=2e-05, q=2e-05": the test's p-value and its FDR-adjusted q-value."""
-    return f"p={_sci(decision.p_value)}, q={_sci(decision.q_value)}"
+    return f"p={_sci(decision.p_value)}, q={_q(decision)}"
 
 
 Verdict = tuple[bool, bool, str]  # (alert, elevated afterwards, reason)
@@ -186,7 +209,7 @@ Verdict = tuple[bool, bool, str]  # (alert, elevated afterwards, reason)
 def _decide(
     topic: TopicCounts,
     p: float,
-    q: float,
+    q: float | None,
     memory: SpikeMemory,
     settings: SpikeSettings,
     now: datetime,
@@ -216,8 +239,8 @@ def _while_armed(
         return False, False, f"quiet: below the minimum of {settings.min_count} papers"
     if _rise(topic) < settings.min_share_ratio:
         return False, False, f"quiet: {shares}, less than ×{settings.min_share_ratio:g}"
-    if measured.q_value > settings.fdr_q:
-        return False, False, f"quiet: not significant after FDR (q={_sci(measured.q_value)})"
+    if not _significant(measured, settings):
+        return False, False, f"quiet: not significant after FDR (q={_q(measured)})"
     if cooldown := _cooldown_text(memory, settings, now):
         return False, False, cooldown
     return True, True, f"alert: {shares}, {evidence_text(measured)}"
@@ -241,8 +264,8 @@ def _while_elevated(
     if topic.count < needed or (measured.share_pct or 0.0) < share_needed:
         again = f"alerts again from {needed:,} papers and a {_pct(share_needed)} share"
         return False, True, f"quiet: still elevated since {since}; {again}"
-    if measured.q_value > settings.fdr_q:
-        q = _sci(measured.q_value)
+    if not _significant(measured, settings):
+        q = _q(measured)
         return False, True, f"quiet: still elevated since {since}; rise not significant (q={q})"
     if cooldown := _cooldown_text(memory, settings, now):
         return False, True, cooldown
@@ -251,7 +274,11 @@ def _while_elevated(
     return True, True, f"alert: further rise, {topic.count:,} papers ({was}); {shares}, {evidence}"
 
 
-def _measured(topic: TopicCounts, p: float, q: float) -> SpikeDecision:
+def _significant(measured: SpikeDecision, settings: SpikeSettings) -> bool:
+    return measured.q_value is not None and measured.q_value <= settings.fdr_q
+
+
+def _measured(topic: TopicCounts, p: float, q: float | None) -> SpikeDecision:
     """The numbers of a decision, before any verdict."""
     share = 100 * topic.count / topic.total if topic.total else None
     before = 100 * topic.previous / topic.previous_total if topic.previous_total else None
@@ -303,6 +330,10 @@ def _pct(value: float | None) -> str:
     if value == 0:
         return "0%"
     return f"{value:.2f}%" if value >= 0.1 else f"{value:.2g}%"
+
+
+def _q(decision: SpikeDecision) -> str:
+    return "n/a" if decision.q_value is None else _sci(decision.q_value)
 
 
 def _sci(value: float) -> str:

@@ -65,7 +65,7 @@ def test_70_against_29_with_equal_volumes_is_a_spike():
 def test_6_against_2_is_below_the_minimum_and_not_significant():
     d = decide(counts(6, 2))
     assert d.p_value == pytest.approx(upper_tail(6, 8))  # 37/256
-    assert not d.alert and d.q_value > DEFAULTS.fdr_q
+    assert not d.alert and d.q_value is None  # too few papers to enter the correction
     assert d.reason == "quiet: below the minimum of 10 papers"
     # Without the minimum, significance alone keeps it quiet.
     no_minimum = decide(counts(6, 2), settings=SpikeSettings(min_count=1))
@@ -74,14 +74,15 @@ def test_6_against_2_is_below_the_minimum_and_not_significant():
 
 def test_significant_but_below_the_minimum_is_quiet():
     d = decide(counts(9, 0))
-    assert d.p_value == pytest.approx(0.5**9) and d.q_value < DEFAULTS.fdr_q
+    assert d.p_value == pytest.approx(0.5**9) and d.p_value < DEFAULTS.fdr_q
+    assert d.q_value is None  # too few papers to enter the correction
     assert (d.alert, d.reason) == (False, "quiet: below the minimum of 10 papers")
 
 
 def test_above_the_minimum_but_not_significant_is_quiet():
-    d = decide(counts(40, 25))
-    assert d.p_value == pytest.approx(upper_tail(40, 65))
-    assert (d.alert, d.reason) == (False, "quiet: not significant after FDR (q=0.04)")
+    d = decide(counts(30, 20))
+    assert d.p_value == pytest.approx(upper_tail(30, 50))
+    assert (d.alert, d.reason) == (False, "quiet: not significant after FDR (q=0.10)")
 
 
 def test_a_significant_but_small_rise_is_quiet():
@@ -147,6 +148,37 @@ def test_a_borderline_topic_alone_alerts_but_not_among_fifty():
     assert not any(d.alert for d in decisions)
 
 
+def test_topics_with_too_few_papers_to_alert_cost_the_others_nothing():
+    small = [counts(4, 2, slug=f"small-{i}") for i in range(49)]
+    first = evaluate([counts(29, 13), *small], {}, DEFAULTS, now=T0)[0]
+    assert first.alert and first.q_value == first.p_value
+
+
+def in_a_quiet_catalog(catalog, count: int, previous: int) -> list[TopicCounts]:
+    """The headline topic first, every other catalog topic populated (20 papers) and quiet:
+    the same share of the 10,000 new papers as of the 9,029 before."""
+    headline = counts(count, previous, 10_000, 9_029, slug="rl-for-llm-agents")
+    others = [t.slug for t in catalog.topics if t.slug != headline.slug]
+    return [headline, *(TopicCounts(s, s, 20, 18, 10_000, 9_029) for s in others)]
+
+
+def test_the_seed_headline_alerts_even_among_a_whole_populated_and_quiet_catalog(catalog):
+    scanned = in_a_quiet_catalog(catalog, 70, 29)
+
+    first = evaluate(scanned, {}, DEFAULTS, now=T0)[0]
+
+    assert len(scanned) == len(catalog.topics)
+    assert first.p_value == pytest.approx(1.76e-4, rel=0.01)
+    assert first.q_value == pytest.approx(first.p_value * len(scanned))  # the only discovery
+    assert first.alert
+
+
+def test_6_against_2_in_the_same_catalog_does_not_alert(catalog):
+    first = evaluate(in_a_quiet_catalog(catalog, 6, 2), {}, DEFAULTS, now=T0)[0]
+
+    assert (first.alert, first.reason) == (False, "quiet: below the minimum of 10 papers")
+
+
 def test_fdr_keeps_the_strong_spikes_among_many_topics():
     steady = [counts(20, 20, slug=f"steady-{i}") for i in range(99)]
     decisions = evaluate([counts(70, 29), *steady], {}, DEFAULTS, now=T0)
@@ -189,9 +221,9 @@ def test_hysteresis_quiet_while_elevated_again_on_a_further_rise_or_after_rearmi
 
 
 def test_a_further_rise_that_is_not_significant_stays_quiet():
-    # 110 against 85 papers: count and share are up 1.5-fold since the alert, but the rise on
-    # the four weeks before could be chance (p = 0.04).
-    _, further = run([(0, 70, 29), (20, 110, 85)])
+    # 110 against 90 papers: count and share are up 1.5-fold since the alert, but the rise on
+    # the four weeks before could be chance (p = 0.09).
+    _, further = run([(0, 70, 29), (20, 110, 90)])
     assert (further.alert, further.elevated) == (False, True)
     assert "rise not significant" in further.reason
 
