@@ -24,7 +24,7 @@ import httpx
 from digests.feeds import ArxivApiError, FeedError, ParsedFeed, parse_api_atom, parse_listing
 
 API_PAGE_LIMIT = 2000
-# Ids per `id_list` request: a URL of about 1.5 kB, well inside what servers accept.
+# Ids per `id_list` request: a URL of about 1.2 kB, well inside what servers accept.
 ID_LIST_BATCH = 100
 # A longer Retry-After fails the call at once: waiting that long would stall the bot.
 MAX_RETRY_AFTER = 600.0

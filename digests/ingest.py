@@ -23,22 +23,24 @@ NOTHING_ANNOUNCED = "no new announcements (arXiv announces none on weekends and 
 class IngestReport:
     read: int = 0
     new: int = 0
-    # Stored for the first time but first announced before this listing: cross-lists of
-    # older papers and replacements of papers not held, counted on their first-version date.
-    earlier: int = 0
     updated: int = 0
     unchanged: int = 0
     tags_added: int = 0
     skipped: list[Skip] = field(default_factory=list)
     # Stored papers whose upstream topics could not all be matched to the catalog.
     warnings: list[Skip] = field(default_factory=list)
-    # Where the first-version dates of the `earlier` papers came from: the API or the id.
+    # Papers stored for the first time but first announced before this listing (cross-lists of
+    # older papers, replacements of papers not held), by where their first-version date came
+    # from: the arXiv API or the id.
     dated_by: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def earlier(self) -> int:
+        return sum(self.dated_by.values())
 
     def merge(self, other: IngestReport) -> None:
         self.read += other.read
         self.new += other.new
-        self.earlier += other.earlier
         self.updated += other.updated
         self.unchanged += other.unchanged
         self.tags_added += other.tags_added
@@ -125,7 +127,6 @@ def ingest_records(
     result = repo.upsert_papers(session, dated.records, now=now)
     sources = [dated.earlier.get(record.arxiv_id) for record in result.new.values()]
     report.dated_by.update(source for source in sources if source)
-    report.earlier = sum(report.dated_by.values())
     report.new = len(result.new) - report.earlier
     report.updated, report.unchanged = len(result.updated), result.unchanged
     topic_ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
