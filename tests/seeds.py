@@ -12,15 +12,12 @@ Tag names contain spaces themselves, so tag lines are split with the catalog's n
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
-SEEDS_DIR = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+from tests.shared_data import shared_dir
 
 _DATE = r"[A-Z][a-z]{2} \d{1,2}, \d{4}"
 _LIST_META = re.compile(rf"^{_DATE}(?!, )(?P<rest>.+)$")
@@ -42,11 +39,7 @@ class SeedPaper:
 
 def seeds_dir() -> Path:
     """The seed folder; skips the calling test when it is missing, unless running in CI."""
-    if SEEDS_DIR.is_dir() and any(SEEDS_DIR.glob("*.txt")):
-        return SEEDS_DIR
-    if os.environ.get("CI"):
-        pytest.fail(f"seed pages not found at {SEEDS_DIR}")
-    pytest.skip(f"seed pages not found at {SEEDS_DIR}")
+    return shared_dir("seeds", pattern="*.txt")
 
 
 def load_seed_papers(folder: Path) -> list[SeedPaper]:

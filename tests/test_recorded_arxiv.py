@@ -20,8 +20,8 @@ from digests.ingest import IngestReport, ingest_parsed, sync_catalog
 from digests.reports import topic_momenta
 from digests.store.models import Paper
 from digests.tagger import Tagger
+from tests.shared_data import shared_dir
 
-RECORDED = Path(__file__).resolve().parents[2] / "shared" / "data" / "arxiv-recorded"
 NOW = datetime(2026, 9, 28, 6, 0, tzinfo=UTC)
 LAYA = "rss_new_laya_combined_2026-09-24.xml"  # 2 new, an old cross-list, a replacement
 PAPERFORGE = "atom_listing_paperforge_cs_lg_2026-09-25.xml"  # new, old cross, replacement
@@ -70,13 +70,21 @@ REFUSED = {
 }
 
 
+def recorded_dir() -> Path:
+    return shared_dir("data", "arxiv-recorded", pattern="*.xml")
+
+
+def recorded(name: str) -> Path:
+    return recorded_dir() / name
+
+
 def ingest(engine, catalog, *names: str) -> list[IngestReport]:
     tagger = Tagger(catalog)
     reports = []
     with Session(engine) as session:
         sync_catalog(session, catalog=catalog, tagger=tagger, now=NOW)
         for name in names:
-            parsed = parse_document((RECORDED / name).read_bytes(), name=name)
+            parsed = parse_document(recorded(name).read_bytes(), name=name)
             reports.append(ingest_parsed(session, parsed, tagger=tagger, catalog=catalog, now=NOW))
         session.commit()
     return reports
@@ -87,7 +95,8 @@ def counts(report: IngestReport) -> tuple[int, ...]:
 
 
 def test_every_recorded_document_is_covered_here():
-    assert sorted(p.name for p in RECORDED.glob("*.xml")) == sorted([*EXPECTED, *REFUSED])
+    names = sorted(p.name for p in recorded_dir().glob("*.xml"))
+    assert names == sorted([*EXPECTED, *REFUSED])
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -100,7 +109,7 @@ def test_a_recorded_document_is_ingested_with_its_expected_counts(engine, catalo
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_a_recorded_document_digestbot_cannot_use_is_refused_in_one_line(name):
     with pytest.raises(FeedError, match=re.escape(REFUSED[name])):
-        parse_document((RECORDED / name).read_bytes(), name=name)
+        parse_document(recorded(name).read_bytes(), name=name)
 
 
 def test_reading_every_recorded_document_twice_stores_each_paper_once(engine, catalog):
@@ -160,13 +169,13 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, sqlite_url: str, tmp_path: Path) ->
 
 
 def test_an_empty_listing_exits_0_with_no_new_announcements(cli_env, capsys):
-    assert main(["ingest", "--file", str(RECORDED / SUNDAY)]) == 0
+    assert main(["ingest", "--file", str(recorded(SUNDAY))]) == 0
     out = capsys.readouterr().out
     assert out.startswith("no new announcements") and out.count("\n") == 1
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_a_refused_document_exits_1_with_one_line(cli_env, capsys, name):
-    assert main(["ingest", "--file", str(RECORDED / name)]) == 1
+    assert main(["ingest", "--file", str(recorded(name))]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and REFUSED[name] in err
