@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from bot.app import App, build_app
-from bot.settings import Settings, SettingsError, load_settings
+from bot.settings import Settings, SettingsError, load_settings, unknown_env_keys
 from digests.catalog import CatalogError, UnknownTopic
 from digests.chart_spec import digest_chart
 from digests.feeds import FeedError, parse_document
@@ -96,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    for warning in unknown_env_keys():
+        _fail(f"warning: {warning}")
     try:
         settings = load_settings()
         return HANDLERS[args.command](settings, args)
@@ -335,9 +337,13 @@ def cmd_demo(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.arxiv import ArxivUnavailable
     from bot.runner import run
 
-    return run(settings, once=args.once)
+    try:
+        return run(settings, once=args.once)
+    except ArxivUnavailable as exc:  # --once: no digest is better than a stale one
+        raise CommandError(f"arXiv: {exc}; no digest printed") from None
 
 
 HANDLERS: dict[str, Callable[[Settings, argparse.Namespace], int]] = {

@@ -104,21 +104,24 @@ class Runtime:
         return next(a for a in self.adapters if a.platform == platform)
 
     async def ingest(self) -> None:
-        """Fetch the latest listings; a failure is logged and retried by the next run."""
+        """The scheduled ingest: a failure is logged and retried by the next run."""
+        try:
+            await self.ingest_now()
+        except ArxivUnavailable as exc:
+            log.warning("ingest failed, will retry on the next run: %s", exc)
+
+    async def ingest_now(self) -> None:
+        """Fetch the latest listings and act on new papers; raises ArxivUnavailable."""
         app = self.app
         async with self._ingest_lock, app.arxiv_client() as client:
-            try:
-                report = await ingest_listing(
-                    client,
-                    app.session,
-                    categories=app.settings.arxiv_categories,
-                    tagger=app.tagger,
-                    catalog=app.catalog,
-                    now=self.clock(),
-                )
-            except ArxivUnavailable as exc:
-                log.warning("ingest failed, will retry on the next run: %s", exc)
-                return
+            report = await ingest_listing(
+                client,
+                app.session,
+                categories=app.settings.arxiv_categories,
+                tagger=app.tagger,
+                catalog=app.catalog,
+                now=self.clock(),
+            )
         log.info("ingest: %s", report.summary().replace("\n", ", "))
         self.metrics.papers_ingested.inc(report.new)
         if self.is_leader and report.new:
@@ -375,7 +378,7 @@ async def serve(runtime: Runtime) -> None:
 
 async def run_once(runtime: Runtime) -> None:
     """One ingest, then the terminal's digest of the last seven days, printed."""
-    await runtime.ingest()
+    await runtime.ingest_now()
     app, until = runtime.app, runtime.clock().date()
     topics = terminal_topics(app)
     with app.session() as session:
@@ -418,7 +421,7 @@ def follow_on_terminal(app: App, *, now: datetime) -> None:
 
 def run(settings: Settings, *, once: bool = False) -> int:
     logging.basicConfig(
-        level=settings.log_level.upper(),
+        level=settings.log_level,
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )

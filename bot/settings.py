@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from dotenv import dotenv_values
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_CATEGORIES = ("cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.RO", "cs.MA", "stat.ML")
+ENV_FILE = ".env"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+DATABASE_SCHEMES = ("sqlite", "postgresql", "postgres")
+# Unknown names in `.env` starting so are taken for misspelt settings.
+OUR_PREFIXES = (
+    "ARXIV_", "DATABASE_", "DELIVERY_", "DIGEST_", "DISCORD_", "HEALTH_", "INSTANCE",
+    "LOG_", "SCHEDULER_", "SPIKE_", "TELEGRAM_", "TERMINAL_", "TOPICS_",
+)  # fmt: skip
 
 
 class SettingsError(ValueError):
@@ -16,7 +27,7 @@ class SettingsError(ValueError):
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    model_config = SettingsConfigDict(env_file=ENV_FILE, env_file_encoding="utf-8", extra="ignore")
 
     database_url: str = "sqlite:///digestbot.db"
     arxiv_api_url: str = "https://export.arxiv.org/api/query"
@@ -100,6 +111,34 @@ class Settings(BaseSettings):
             raise ValueError(f"expected HOST:PORT, got {value!r}")
         return value
 
+    @field_validator("database_url")
+    @classmethod
+    def _known_database(cls, value: str) -> str:
+        scheme = value.partition(":")[0].partition("+")[0].lower()
+        if scheme not in DATABASE_SCHEMES or "://" not in value:
+            raise ValueError(
+                "expected sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DATABASE, "
+                f"not {scheme or value[:20]!r}"
+            )
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _log_level(cls, value: str) -> str:
+        if value.strip().upper() not in LOG_LEVELS:
+            raise ValueError(f"expected one of {', '.join(LOG_LEVELS)}, not {value[:20]!r}")
+        return value.strip().upper()
+
+    @field_validator("arxiv_api_url", "arxiv_rss_url", "telegram_api_url", "discord_api_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        return _url(value, ("http", "https"))
+
+    @field_validator("discord_gateway_url")
+    @classmethod
+    def _websocket_url(cls, value: str) -> str:
+        return _url(value, ("ws", "wss"))
+
     @field_validator("topics_file")
     @classmethod
     def _topics_file_exists(cls, value: Path | None) -> Path | None:
@@ -107,17 +146,54 @@ class Settings(BaseSettings):
             raise ValueError(f"no such file: {value}")
         return value
 
+    @model_validator(mode="after")
+    def _spike_ratios_agree(self) -> Settings:
+        if self.spike_rearm_share_ratio > self.spike_min_share_ratio:
+            raise ValueError(
+                f"SPIKE_REARM_SHARE_RATIO ({self.spike_rearm_share_ratio:g}) must not exceed "
+                f"SPIKE_MIN_SHARE_RATIO ({self.spike_min_share_ratio:g})"
+            )
+        return self
+
+
+def _url(value: str, schemes: tuple[str, ...]) -> str:
+    parts = urlsplit(value.strip())
+    if parts.scheme.lower() not in schemes or not parts.hostname:
+        raise ValueError(f"expected a {' or '.join(s + '://' for s in schemes)} URL")
+    return value.strip()
+
 
 def load_settings(**overrides: object) -> Settings:
     """Read settings from the environment; raise SettingsError with a readable message."""
     try:
         return Settings(**overrides)
     except ValidationError as exc:
-        problems = [
-            f"{'.'.join(str(part) for part in error['loc']).upper()}: {error['msg']}"
-            for error in exc.errors()
-        ]
-        raise SettingsError("; ".join(problems)) from None
+        raise SettingsError("; ".join(_problem(error) for error in exc.errors())) from None
+
+
+def _problem(error: dict) -> str:
+    message = error["msg"].removeprefix("Value error, ")
+    name = ".".join(str(part) for part in error["loc"]).upper()
+    return f"{name}: {message}" if name else message
+
+
+def unknown_env_keys(path: Path = Path(ENV_FILE)) -> list[str]:
+    """Warnings for names in a `.env` file that look like settings but are none, with the
+    closest setting's name where one is near."""
+    if not path.is_file():
+        return []
+    known = [name.upper() for name in Settings.model_fields]
+    warnings = []
+    for key in dotenv_values(path):
+        name = key.strip().upper()
+        if name in known:
+            continue
+        closest = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+        if closest:
+            warnings.append(f"{path}: {key} is not a setting; did you mean {closest[0]}?")
+        elif name.startswith(OUR_PREFIXES):
+            warnings.append(f"{path}: {key} is not a setting (.env.example lists them all)")
+    return warnings
 
 
 def spike_settings(settings: Settings):

@@ -253,3 +253,20 @@ def test_status_summarises_the_store(env, papers_file, capsys):
     assert main(["status"]) == 0
     out = capsys.readouterr().out
     assert "papers stored: 2" in out and "deliveries waiting: 0" in out
+
+
+def test_run_once_with_arxiv_down_says_so_and_prints_no_digest(env):
+    result = run_cli(
+        "run",
+        "--once",
+        env={
+            "DATABASE_URL": env,
+            "ARXIV_API_URL": "http://127.0.0.1:9/api/query",
+            "ARXIV_RSS_URL": "http://127.0.0.1:9/rss",
+            "ARXIV_MAX_RETRIES": "0",
+            "ARXIV_REQUEST_INTERVAL": "0",
+        },
+    )
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.endswith("no digest printed\n") and "digestbot: arXiv: " in result.stderr
+    assert "Traceback" not in result.stderr

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.cli import main
 from bot.settings import Settings, SettingsError, load_settings
 
 ENV_EXAMPLE = Path(__file__).resolve().parents[1] / ".env.example"
@@ -42,3 +43,46 @@ def test_a_bad_value_is_refused_naming_the_setting(name, value, complaint):
 def test_tokens_never_show_in_the_settings_repr():
     settings = load_settings(telegram_token="123:secret-token")
     assert "secret-token" not in repr(settings)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("DATABASE_URL", "mysql://digestbot@db.example.org/digestbot"),
+        ("LOG_LEVEL", "verbose"),
+        ("SPIKE_REARM_SHARE_RATIO", "2"),
+        ("TELEGRAM_API_URL", "api.telegram.org"),
+        ("DISCORD_GATEWAY_URL", "https://gateway.discord.gg"),
+    ],
+)
+def test_at_start_a_bad_setting_is_one_line_naming_it_and_exit_code_2(
+    name, value, monkeypatch, tmp_path, capsys
+):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(name, value)
+    assert main(["status"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and name in err and "Traceback" not in err
+
+
+def test_a_sqlite_path_that_cannot_be_created_is_one_line(monkeypatch, tmp_path, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "papers").write_text("a file, not a folder")
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'papers' / 'digestbot.db'}")
+    assert main(["status"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot create the folder" in err
+
+
+def test_a_misspelt_setting_in_the_env_file_is_warned_about_with_the_closest_name(
+    monkeypatch, tmp_path, capsys
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text(
+        "DATABSE_URL=sqlite:///elsewhere.db\nTELEGRAM_TOKN=1:x\nEDITOR=vim\nLOG_LEVEL=INFO\n"
+    )
+    assert main(["topics", "--search", "memory"]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warnings) == 2  # EDITOR is nobody's misspelling; LOG_LEVEL is a setting
+    assert "DATABSE_URL is not a setting; did you mean DATABASE_URL?" in warnings[0]
+    assert "did you mean TELEGRAM_TOKEN?" in warnings[1]

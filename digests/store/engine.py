@@ -38,14 +38,15 @@ def open_engine(database_url: str) -> Engine:
     kwargs: dict = {}
     if url.get_backend_name() == "sqlite":
         if url.database and url.database != ":memory:":
-            Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            _make_parent(Path(url.database).expanduser())
         kwargs["connect_args"] = {"timeout": 30}
     else:
         kwargs["pool_pre_ping"] = True
         kwargs["connect_args"] = {"connect_timeout": 10}
     try:
-        engine = create_engine(url, **kwargs)
-    except (ArgumentError, NoSuchModuleError) as exc:
+        # Errors never quote the rows they were writing: papers are long, settings secret.
+        engine = create_engine(url, hide_parameters=True, **kwargs)
+    except (ArgumentError, NoSuchModuleError, ImportError) as exc:
         raise DatabaseUnavailable(f"DATABASE_URL is not usable: {exc}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _enable_sqlite_pragmas)
@@ -58,6 +59,15 @@ def open_engine(database_url: str) -> Engine:
             f"cannot reach the database at {url.render_as_string(hide_password=True)}: {reason}"
         ) from None
     return engine
+
+
+def _make_parent(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatabaseUnavailable(
+            f"cannot create the folder for the SQLite file {path}: {exc.strerror or exc}"
+        ) from None
 
 
 def upgrade_schema(engine: Engine) -> str:
