@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from bot.app import App, build_app
+from bot.logs import Redactor
 from bot.settings import Settings, SettingsError, load_settings, unknown_env_keys
 from digests.catalog import CatalogError, UnknownTopic
 from digests.chart_spec import digest_chart
@@ -98,17 +99,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     for warning in unknown_env_keys():
         _fail(f"warning: {warning}")
+    redact = Redactor([])  # token shapes only, until the settings name the secrets
     try:
         settings = load_settings()
+        redact = Redactor(settings.secrets())
         return HANDLERS[args.command](settings, args)
     except (SettingsError, CatalogError) as exc:
-        _fail(f"configuration: {exc}")
+        _fail(redact(f"configuration: {exc}"))
         return EXIT_USAGE
     except DatabaseUnavailable as exc:
-        _fail(str(exc))
+        _fail(redact(str(exc)))
         return EXIT_USAGE
     except CommandError as exc:
-        _fail(str(exc))
+        _fail(redact(str(exc)))
         return exc.code
     except KeyboardInterrupt:
         return 130

@@ -15,7 +15,6 @@ import asyncio
 import logging
 import signal
 import socket
-import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -28,10 +27,11 @@ from bot.app import App, build_app
 from bot.arxiv import ArxivUnavailable
 from bot.health import Metrics, health_app, start_health_server
 from bot.ingest_jobs import ingest_listing
+from bot.logs import configure_logging
 from bot.platforms.base import Adapter, BotServices
 from bot.platforms.terminal import CHAT_ID as TERMINAL_CHAT
 from bot.platforms.terminal import TerminalAdapter
-from bot.settings import Settings, spike_settings
+from bot.settings import Settings, SettingsError, spike_settings
 from digests.alerting import plan_alerts
 from digests.catalog import UnknownTopic
 from digests.commands import CommandService
@@ -54,6 +54,8 @@ ANNOUNCEMENT = CronTrigger(
     day_of_week="mon-thu,sun", hour=20, minute=30, timezone="America/New_York"
 )
 LEASE_NAME = "scheduler"
+# Failures with a one-line explanation of their own, reported by the command line.
+EXPLAINED = (ArxivUnavailable, SettingsError)
 SHUTDOWN_SECONDS = 8.0
 
 
@@ -420,13 +422,7 @@ def follow_on_terminal(app: App, *, now: datetime) -> None:
 
 
 def run(settings: Settings, *, once: bool = False) -> int:
-    logging.basicConfig(
-        level=settings.log_level,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    # A drain still running when the next one is due is expected; don't warn about it.
-    logging.getLogger("apscheduler.scheduler").setLevel(logging.ERROR)
+    configure_logging(settings)
     app = build_app(settings)
     app.sync_catalog(now=datetime.now(UTC))
     try:
@@ -434,6 +430,12 @@ def run(settings: Settings, *, once: bool = False) -> int:
         if runtime.platforms == ["terminal"]:
             follow_on_terminal(app, now=runtime.clock())
         asyncio.run(run_once(runtime) if once else serve(runtime))
+    except EXPLAINED:
+        raise  # the command line says these in one line
+    except Exception:
+        # Logged, not left to the interpreter: the handler redacts secrets from the traceback.
+        log.critical("digestbot stopped on an unexpected error", exc_info=True)
+        return 1
     finally:
         app.close()
     return 0

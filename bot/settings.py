@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 from pathlib import Path
 from typing import Annotated
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
@@ -145,6 +146,20 @@ class Settings(BaseSettings):
         if value is not None and not value.is_file():
             raise ValueError(f"no such file: {value}")
         return value
+
+    def telegram_webhook_secret(self) -> str:
+        """Telegram sends it with every webhook call; requests without it are refused."""
+        token = self.telegram_token.get_secret_value() if self.telegram_token else ""
+        return hashlib.sha256(b"digestbot-webhook:" + token.encode()).hexdigest()
+
+    def secrets(self) -> list[str]:
+        """What must never be shown: bot tokens, the webhook secret, the database password."""
+        found = [t.get_secret_value() for t in (self.telegram_token, self.discord_token) if t]
+        if self.telegram_token:
+            found.append(self.telegram_webhook_secret())
+        if password := urlsplit(self.database_url).password:
+            found += [password, unquote(password)]  # as written, and as the server sees it
+        return [secret for secret in found if secret]
 
     @model_validator(mode="after")
     def _spike_ratios_agree(self) -> Settings:

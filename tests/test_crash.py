@@ -44,7 +44,14 @@ def paper(n: int, published: datetime) -> PaperRecord:
     )
 
 
-def add_chats(database_url: str, chats, *, now: datetime, seed_papers: bool = False) -> None:
+def add_chats(
+    database_url: str,
+    chats,
+    *,
+    now: datetime,
+    seed_papers: bool = False,
+    platform: str = "telegram",
+) -> None:
     """Private chats following one topic, each due five minutes ago; optionally a week of
     tagged papers for their digest."""
     app = build_app(load_settings(database_url=database_url))
@@ -66,7 +73,7 @@ def add_chats(database_url: str, chats, *, now: datetime, seed_papers: bool = Fa
         for chat in chats:
             channel = channels.get_or_create_channel(
                 session,
-                platform="telegram",
+                platform=platform,
                 chat_id=str(chat),
                 kind="private",
                 now=now - timedelta(days=8),

@@ -34,6 +34,7 @@ from sqlalchemy import select
 
 from bot.platforms.base import draw_chart
 from bot.platforms.discord_render import render_alert, render_digest, render_reply
+from bot.settings import Settings, SettingsError
 from digests.chart_spec import CHART_KEY
 from digests.commands import COMMANDS, FOLLOW_MODES, MAX_ARGUMENT, Caller, Reply
 from digests.delivery import (
@@ -52,7 +53,6 @@ from digests.store.models import Delivery
 
 if TYPE_CHECKING:
     from bot.platforms.base import BotServices
-    from bot.settings import Settings
     from digests.alerts import SpikeAlert
     from digests.compose import Digest
 
@@ -442,8 +442,11 @@ class DiscordAdapter:
         point_discord_py(self.settings.discord_api_url, self.settings.discord_gateway_url)
         try:
             await self.client.login(self.settings.discord_token.get_secret_value())
-        except BaseException:
+        except discord.LoginFailure:
             await self.client.close()  # the HTTP session is open even when the token is wrong
+            raise SettingsError("DISCORD_TOKEN was refused by Discord") from None
+        except BaseException:
+            await self.client.close()
             raise
         self._connection = asyncio.create_task(self.client.connect(), name="discord-gateway")
         ready = asyncio.create_task(self.client.wait_until_ready())

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import datetime as dtm
-import hashlib
 import logging
 import time
 import warnings
@@ -61,7 +60,7 @@ from telegram.request import BaseRequest
 
 from bot.platforms import telegram_render
 from bot.platforms.base import BotServices, draw_chart
-from bot.settings import Settings
+from bot.settings import Settings, SettingsError
 from digests.alerts import SpikeAlert
 from digests.chart_spec import CHART_KEY
 from digests.commands import COMMANDS, MUTATING, Caller, Reply
@@ -309,7 +308,10 @@ class TelegramAdapter:
 
     async def start(self) -> None:
         """Connect, start receiving updates (webhook if configured, else long polling)."""
-        await self.app.initialize()
+        try:
+            await self.app.initialize()
+        except InvalidToken:  # its message quotes the token
+            raise SettingsError("TELEGRAM_TOKEN was refused by the Bot API") from None
         await self.app.start()
         url = self.settings.telegram_webhook_url
         if url:
@@ -345,9 +347,7 @@ class TelegramAdapter:
                 log.exception("telegram: %s did not finish cleanly", step.__name__)
 
     def webhook_secret(self) -> str:
-        """Telegram sends it with every webhook call; requests without it are refused."""
-        token = self.app.bot.token.encode()
-        return hashlib.sha256(b"digestbot-webhook:" + token).hexdigest()
+        return self.settings.telegram_webhook_secret()
 
     async def _register_commands(self) -> None:
         commands = [BotCommand("start", START_HELP)]
