@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from email.utils import parsedate_to_datetime
 
 from lxml import etree
@@ -47,6 +47,14 @@ DC_CREATOR = DC + "creator"
 OS_TOTAL_RESULTS = OPENSEARCH + "totalResults"
 OS_START_INDEX = OPENSEARCH + "startIndex"
 
+# A paper's dates lie between arXiv's first day and now (plus a day or two: an announcement is
+# dated ahead in zones west of New York); anything else is a broken entry, not a paper.
+ARXIV_BEGAN = datetime(1991, 8, 1, tzinfo=UTC)
+FUTURE_SLACK = timedelta(days=2)
+# Text PostgreSQL refuses to store (SQLite would take it): NUL, and halves of surrogate pairs,
+# which JSON can spell (\ud800) but UTF-8 cannot.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
 LISTING_UPDATE_TYPES = frozenset({"replace", "replace-cross"})
 LISTING_TYPES = frozenset({"new", "cross"}) | LISTING_UPDATE_TYPES
 CURRENT_LISTINGS = "https://rss.arxiv.org/rss/cs.LG"
@@ -76,6 +84,28 @@ class ParsedFeed:
     start_index: int | None = None
     # The XML was not well-formed, so entries were read one by one (some may be lost).
     malformed: bool = False
+
+    def set_aside_implausible(self, *, now: datetime) -> None:
+        """Move records dated before arXiv began or after `now` to the skipped ones."""
+        kept = []
+        for record in self.records:
+            if reason := implausible_dates(record, now=now):
+                self.skipped.append(Skip(record.arxiv_id, reason))
+            else:
+                kept.append(record)
+        self.records = kept
+
+
+def implausible_dates(record: PaperRecord, *, now: datetime) -> str:
+    """Why the record's dates cannot be a paper's ("" when they can)."""
+    for what, moment in (("published", record.published), ("updated", record.updated)):
+        if moment is None:
+            continue
+        if moment < ARXIV_BEGAN:
+            return f"implausible {what} date {moment.date().isoformat()}: before arXiv began"
+        if moment > now + FUTURE_SLACK:
+            return f"implausible {what} date {moment.date().isoformat()}: in the future"
+    return ""
 
 
 class _BadEntry(Exception):
@@ -265,7 +295,7 @@ def _iso_datetime(text: str | None, what: str) -> datetime | None:
         return None
     try:
         return as_utc(datetime.fromisoformat(text.strip()))
-    except ValueError:
+    except (ValueError, OverflowError):  # overflow: year 1 or 9999 moved across a zone
         raise _BadEntry(f"bad {what} date: {_one_line(text, 60)!r}") from None
 
 
@@ -529,7 +559,7 @@ def _rfc822_datetime(text: str | None) -> datetime | None:
         return None
     try:
         return as_utc(parsedate_to_datetime(text.strip()))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise _BadEntry(f"bad pubDate: {_one_line(text, 60)!r}") from None
 
 
@@ -595,6 +625,7 @@ def _json_str(obj: dict, key: str) -> str | None:
     value = obj.get(key)
     if value is not None and not isinstance(value, str):
         raise _BadEntry(f"{key} must be a string, got {type(value).__name__}")
+    _check_storable(key, value)
     return value
 
 
@@ -604,7 +635,16 @@ def _json_strings(obj: dict, key: str) -> list[str]:
         return []
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise _BadEntry(f"{key} must be a list of strings")
+    for item in value:
+        _check_storable(key, item)
     return value
+
+
+def _check_storable(key: str, text: str | None) -> None:
+    if text and (found := _UNSTORABLE.search(text)):
+        character = found.group()
+        what = "a NUL character" if character == "\x00" else "half a surrogate pair"
+        raise _BadEntry(f"{key} holds {what} ({character!a}), which databases refuse")
 
 
 def _json_version(value: object) -> int:
@@ -628,7 +668,7 @@ def _json_datetime(obj: dict, key: str) -> datetime | None:
         if len(text) == 10:
             return datetime.combine(date.fromisoformat(text), datetime.min.time(), tzinfo=UTC)
         return as_utc(datetime.fromisoformat(text))
-    except ValueError:
+    except (ValueError, OverflowError):
         raise _BadEntry(f"bad {key} date: {_one_line(text, 60)!r}") from None
 
 

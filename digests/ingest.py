@@ -26,6 +26,8 @@ class IngestReport:
     updated: int = 0
     unchanged: int = 0
     tags_added: int = 0
+    # Older versions of papers whose newer version is in the same document: read, not stored.
+    superseded: int = 0
     skipped: list[Skip] = field(default_factory=list)
     # Stored papers whose upstream topics could not all be matched to the catalog.
     warnings: list[Skip] = field(default_factory=list)
@@ -43,6 +45,7 @@ class IngestReport:
         self.new += other.new
         self.updated += other.updated
         self.unchanged += other.unchanged
+        self.superseded += other.superseded
         self.tags_added += other.tags_added
         self.skipped.extend(other.skipped)
         self.warnings.extend(other.warnings)
@@ -58,8 +61,10 @@ class IngestReport:
         lines += [
             f"updated: {self.updated}",
             f"unchanged: {self.unchanged}",
-            f"skipped: {len(self.skipped)}",
         ]
+        if self.superseded:
+            lines.append(f"superseded: {self.superseded} (older versions read beside a newer one)")
+        lines += [f"skipped: {len(self.skipped)}"]
         lines += [f"  {skip.where}: {skip.reason}" for skip in self.skipped[:max_skips]]
         if len(self.skipped) > max_skips:
             lines.append(f"  … and {len(self.skipped) - max_skips} more")
@@ -129,6 +134,7 @@ def ingest_records(
     report.dated_by.update(source for source in sources if source)
     report.new = len(result.new) - report.earlier
     report.updated, report.unchanged = len(result.updated), result.unchanged
+    report.superseded = result.superseded
     topic_ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
     tags: dict[int, list[tuple[int, float, str]]] = {}
     published_on = {}
@@ -166,6 +172,7 @@ def ingest_parsed(
     looked_up: Mapping[str, datetime] | None = None,
 ) -> IngestReport:
     """Ingest a parsed document, carrying its skipped entries into the report."""
+    parsed.set_aside_implausible(now=now)
     report = ingest_records(
         session, parsed.records, tagger=tagger, catalog=catalog, now=now, looked_up=looked_up
     )

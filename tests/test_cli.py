@@ -118,6 +118,47 @@ def test_ingesting_the_same_file_again_adds_nothing(env, papers_file, capsys):
     assert "new: 0" in out and "unchanged: 2" in out and "tags added: 0" in out
 
 
+def test_text_postgresql_refuses_skips_that_line_alone_on_every_backend(env, tmp_path, capsys):
+    path = tmp_path / "papers.jsonl"
+    lines = [
+        jsonl_line("2609.00001", "Reinforcement learning for LLM agents", "2026-09-21"),
+        jsonl_line("2609.00002", "Agents with a NUL \u0000 in the title", "2026-09-21"),
+        jsonl_line("2609.00003", "Agents", "2026-09-21", abstract="half a pair: \ud800"),
+        jsonl_line("2609.00004", "Tool-using LLM agents trained with RL", "2026-09-22"),
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["ingest", "--file", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "read: 4\nnew: 2\n" in out and "skipped: 2" in out
+    assert "line 2: title holds a NUL character ('\\x00'), which databases refuse" in out
+    assert "line 3: abstract holds half a surrogate pair ('\\ud800')" in out
+    main(["status"])
+    assert "papers stored: 2 " in capsys.readouterr().out
+
+
+def test_every_line_read_is_counted_once_and_implausible_dates_are_skipped(
+    env, tmp_path, capsys
+):
+    path = tmp_path / "papers.jsonl"
+    title = "Reinforcement learning for LLM agents"
+    lines = [jsonl_line(f"2609.0000{n}", f"{title} {n}", "2026-09-21") for n in range(1, 5)]
+    lines += [
+        jsonl_line("2609.00009", title, "2026-09-20", version=1),
+        jsonl_line("2609.00009", f"{title}, revised", "2026-09-20", version=3),
+        jsonl_line("2609.00009", title, "2026-09-20", version=2),
+        jsonl_line("2609.00010", title, "2999-01-01"),
+        jsonl_line("2609.00011", title, "0001-01-01"),
+        '{"id": "2609.00012", broken',
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["ingest", "--file", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "read: 10\nnew: 5\nupdated: 0\nunchanged: 0\nsuperseded: 2" in out
+    assert "skipped: 3" in out
+    assert "2609.00010: implausible published date 2999-01-01: in the future" in out
+    assert "2609.00011: implausible published date 0001-01-01: before arXiv began" in out
+
+
 def test_a_file_with_nothing_readable_exits_non_zero(env, tmp_path, capsys):
     garbage = tmp_path / "garbage.jsonl"
     garbage.write_text("not json\n{also not\n")

@@ -124,6 +124,17 @@ def test_reading_every_recorded_document_twice_stores_each_paper_once(engine, ca
         assert len(session.execute(select(Paper.id)).all()) == 173
 
 
+def buckets(report: IngestReport) -> int:
+    kept = report.new + report.earlier + report.updated + report.unchanged + report.superseded
+    return kept + len(report.skipped)
+
+
+def test_every_entry_read_counts_in_exactly_one_bucket_first_time_and_again(engine, catalog):
+    names = sorted(EXPECTED)
+    for report in ingest(engine, catalog, *names) + ingest(engine, catalog, *names):
+        assert buckets(report) == report.read
+
+
 def first_versions(engine) -> dict[str, tuple[date, str | None, str | None]]:
     with Session(engine) as session:
         columns = (Paper.arxiv_id, Paper.published_on, Paper.doi, Paper.journal_ref)

@@ -30,6 +30,8 @@ class UpsertResult:
     new: dict[int, PaperRecord] = field(default_factory=dict)
     updated: dict[int, PaperRecord] = field(default_factory=dict)
     unchanged: int = 0
+    # Records passed over for a newer version of the same paper among the same records.
+    superseded: int = 0
 
 
 @dataclass(frozen=True)
@@ -90,8 +92,9 @@ def upsert_papers(
     first-version date already stored, and the DOI, journal reference, comment and
     affiliations where it has none of its own.
     """
-    result = UpsertResult()
+    records = list(records)
     incoming = _newest_per_id(records)
+    result = UpsertResult(superseded=len(records) - len(incoming))
     stored: dict[str, tuple[int, int, datetime | None, datetime]] = {}
     for ids in _chunks(list(incoming)):
         rows = session.execute(
