@@ -157,7 +157,7 @@ def cmd_ingest(settings: Settings, args: argparse.Namespace) -> int:
             )
         )
         print(report.summary())
-        return 0
+        return 1 if report.missing else 0
     report = ingest_file(app, args.file, now=_now())
     print(report.summary())
     # An empty listing is a normal day; a document whose every entry was skipped is not.
@@ -210,7 +210,7 @@ def cmd_backfill(settings: Settings, args: argparse.Namespace) -> int:
         )
     )
     print(report.summary())
-    return 0
+    return 1 if report.missing else 0
 
 
 def cmd_topics(settings: Settings, args: argparse.Namespace) -> int:

@@ -22,6 +22,10 @@ from digests.tagger import Tagger
 BACKFILL_KEY = "backfill"
 # A new request ending this close to a stored one is the same request, run again.
 RESUME_TOLERANCE = timedelta(days=1)
+CUT_LISTING = (
+    "arXiv's answer stayed cut short: the entries after the cut were not read; "
+    "the next ingest reads the listing again"
+)
 _DAY = timedelta(days=1)
 _MINUTE = timedelta(minutes=1)
 
@@ -65,6 +69,8 @@ async def ingest_listing(
         )
         if problem:
             report.warnings.append(Skip("first-version dates", problem))
+        if parsed.cut_short:
+            report.missing.append(Skip("listing", CUT_LISTING))
         cursor = {"fetched_at": now.isoformat(), "read": parsed.read, "new": report.new}
         save_state(session, listing_key(categories), cursor, now=now, success=True)
         session.commit()
@@ -92,7 +98,9 @@ class BackfillCursor:
     window: int = 0  # index into windows()
     next_start: int = 0
     total_results: int | None = None
-    done: bool = False
+    done: bool = False  # every window's pages were asked for
+    # [window, start, count]: results asked for that came back empty or cut short.
+    gaps: list[list[int]] = field(default_factory=list)
     windows: list[tuple[datetime, datetime]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -116,6 +124,7 @@ class BackfillCursor:
                 next_start=int(state["next_start"]),
                 total_results=state.get("total_results"),
                 done=bool(state.get("done", False)),
+                gaps=[[int(w), int(s), int(c)] for w, s, c in state.get("gaps", [])],
             )
         except (KeyError, TypeError, ValueError):
             return None
@@ -132,6 +141,7 @@ class BackfillCursor:
             "next_start": self.next_start,
             "total_results": self.total_results,
             "done": self.done,
+            "gaps": self.gaps,
         }
         if not self.done:
             start, end = self.windows[self.window]
@@ -145,9 +155,17 @@ class BackfillCursor:
             and abs(self.range_end - other.range_end) <= RESUME_TOLERANCE
         )
 
+    @property
+    def complete(self) -> bool:
+        return self.done and not self.gaps
+
     def advance(self, page: ParsedFeed, page_size: int) -> None:
-        """Move past `page`; an empty page still moves on, or a window could never end."""
+        """Move past the entries of `page` read whole. An empty page still moves on, or a
+        window could never end, and leaves a gap to fetch again."""
         self.total_results = page.total_results or 0
+        expected = min(page_size, self.total_results - self.next_start)
+        if page.read == 0 and expected > 0:
+            self.gaps.append([self.window, self.next_start, expected])
         self.next_start += page.read or page_size
         if self.next_start >= self.total_results:
             self.window, self.next_start, self.total_results = self.window + 1, 0, None
@@ -186,8 +204,11 @@ async def backfill(
 ) -> IngestReport:
     """Fetch every paper submitted in the last `days` days, one day window at a time.
 
-    Resumes a matching unfinished backfill at its next page and does nothing for a matching
-    finished one. Raises `BackfillInterrupted` (an `ArxivUnavailable`) when arXiv gives up.
+    Resumes a matching unfinished backfill at its next page, fetches what a matching one
+    missed, and does nothing for a complete one. A page cut short is asked for again from its
+    first entry not read whole; results that stay empty or cut are fetched once more at the
+    end and otherwise listed in `report.missing`, for the next run to fetch. Raises
+    `BackfillInterrupted` (an `ArxivUnavailable`) when arXiv gives up.
     """
     if not 1 <= page_size <= API_PAGE_LIMIT:
         raise ValueError(f"page_size must be 1..{API_PAGE_LIMIT}, not {page_size}")
@@ -198,42 +219,82 @@ async def backfill(
         stored = load_state(session, BACKFILL_KEY)
     cursor, resumed = _resume_or_start(stored, BackfillCursor.requested(categories, days, now))
     report = IngestReport()
-    if cursor.done:
+    if cursor.complete:
         say(f"backfill of {_describe(cursor)} is already complete")
         return report
-    if resumed:
+    if resumed and not cursor.done:
         day = cursor.windows[cursor.window][0]
         say(f"resuming backfill of {_describe(cursor)}: {day:%Y-%m-%d}, from {cursor.next_start}")
-    while not cursor.done:
-        page = await _fetch_page(client, cursor, page_size, report)
-        window_start, start = cursor.windows[cursor.window][0], cursor.next_start
-        if page.read == 0 and (page.total_results or 0) > start:
-            where = f"{window_start:%Y-%m-%d %H:%M} window from {start}"
-            report.skipped.append(Skip(where, "arXiv kept answering with an empty page"))
-        cursor.advance(page, page_size)
+
+    def store(page: ParsedFeed) -> None:
         with session_factory() as session:
             page_report = ingest_parsed(session, page, tagger=tagger, catalog=catalog, now=now)
-            save_state(session, BACKFILL_KEY, cursor.to_state(), now=now, success=cursor.done)
+            save_state(session, BACKFILL_KEY, cursor.to_state(), now=now, success=cursor.complete)
             session.commit()
         report.merge(page_report)
+
+    while not cursor.done:
+        window_start, start = cursor.windows[cursor.window][0], cursor.next_start
+        page = await _fetch_page(client, cursor, cursor.window, start, page_size, report)
+        cursor.advance(page, page_size)
+        store(page)
         total = page.total_results or 0
         say(f"{window_start:%Y-%m-%d %H:%M}: {min(start + page.read, total)}/{total} papers")
+    await _refetch_gaps(client, cursor, page_size, report, store, say)
+    report.missing = [_missing(cursor, *gap) for gap in cursor.gaps]
     return report
 
 
+async def _refetch_gaps(
+    client: ArxivClient,
+    cursor: BackfillCursor,
+    page_size: int,
+    report: IngestReport,
+    store: Callable[[ParsedFeed], None],
+    say: Callable[[str], None],
+) -> None:
+    """Ask once more for each gap's results, until one comes back empty or cut again."""
+    for gap in list(cursor.gaps):
+        while gap[2] > 0:
+            window, start, count = gap
+            page = await _fetch_page(client, cursor, window, start, min(count, page_size), report)
+            if page.read == 0:
+                break
+            gap[1], gap[2] = start + page.read, count - page.read
+            if gap[2] <= 0:
+                cursor.gaps.remove(gap)
+            store(page)
+            say(f"{cursor.windows[window][0]:%Y-%m-%d %H:%M}: {page.read} papers missed before")
+
+
+def _missing(cursor: BackfillCursor, window: int, start: int, count: int) -> Skip:
+    day = cursor.windows[window][0]
+    where = f"{day:%Y-%m-%d %H:%M} window, results {start + 1}–{start + count}"
+    reason = "arXiv's answers stayed empty or cut short; run the backfill again to fetch them"
+    return Skip(where, reason)
+
+
 async def _fetch_page(
-    client: ArxivClient, cursor: BackfillCursor, page_size: int, report: IngestReport
+    client: ArxivClient,
+    cursor: BackfillCursor,
+    window: int,
+    start: int,
+    size: int,
+    report: IngestReport,
 ) -> ParsedFeed:
-    window_start, window_end = cursor.windows[cursor.window]
+    """One page of a window, without an entry its end cut in half (that one is asked for
+    again, as the first of the next page)."""
+    window_start, window_end = cursor.windows[window]
     query = submitted_query(cursor.categories, window_start, window_end)
     try:
-        return await client.query(query, start=cursor.next_start, max_results=page_size)
+        page = await client.query(query, start=start, max_results=size)
     except ArxivUnavailable as exc:
         raise BackfillInterrupted(
-            f"backfill stopped at {window_start:%Y-%m-%d %H:%M}, paper {cursor.next_start} "
+            f"backfill stopped at {window_start:%Y-%m-%d %H:%M}, paper {start} "
             f"({exc}); run it again to resume there",
             report,
         ) from exc
+    return page.whole()
 
 
 def _describe(cursor: BackfillCursor) -> str:

@@ -124,7 +124,8 @@ class Runtime:
                 catalog=app.catalog,
                 now=self.clock(),
             )
-        log.info("ingest: %s", report.summary().replace("\n", ", "))
+        say = log.warning if report.missing else log.info
+        say("ingest: %s", report.summary().replace("\n", ", "))
         self.metrics.papers_ingested.inc(report.new)
         if self.is_leader and report.new:
             self.plan_instant()

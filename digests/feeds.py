@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from email.utils import parsedate_to_datetime
 
@@ -84,6 +84,17 @@ class ParsedFeed:
     start_index: int | None = None
     # The XML was not well-formed, so entries were read one by one (some may be lost).
     malformed: bool = False
+    # The document ends before its root element closes: entries after the cut are missing,
+    # and the last one read (then the last of `skipped`) may be cut in half (`cut_entry`).
+    cut_short: bool = False
+    cut_entry: bool = False
+
+    def whole(self) -> ParsedFeed:
+        """This feed without an entry the end of the document cut in half, which is not a
+        broken entry but one still to be fetched."""
+        if not self.cut_entry:
+            return self
+        return replace(self, skipped=self.skipped[:-1], read=self.read - 1, cut_entry=False)
 
     def set_aside_implausible(self, *, now: datetime) -> None:
         """Move records dated before arXiv began or after `now` to the skipped ones."""
@@ -213,10 +224,21 @@ def _entry_chunks(data: bytes, tag: bytes) -> Iterator[bytes | str]:
         end = starts[index + 1] if index + 1 < len(starts) else len(data)
         piece = data[start:end]
         close_at = piece.rfind(closing)
-        if close_at < 0:
-            yield f"no closing </{tag.decode()}> (document cut short?)"
-        else:
+        if close_at >= 0:
             yield piece[: close_at + len(closing)]
+        elif end == len(data) and _cut_short(data):
+            yield CUT_ENTRY
+        else:
+            yield f"no closing </{tag.decode()}>"
+
+
+CUT_ENTRY = "cut off where the document ends (cut short in transit?)"
+_ROOT_END = re.compile(rb"</(?:[\w.\-]+:)?(?:feed|rss)>\s*$")
+
+
+def _cut_short(data: bytes) -> bool:
+    """The document ends before its root element is closed."""
+    return _ROOT_END.search(data[-256:]) is None
 
 
 def _recover_entries(
@@ -268,6 +290,9 @@ def _read_entries(
             feed.skipped.append(Skip(f"entry {number}", str(exc)))
     if root is None and feed.read == 0:
         raise FeedError(f"not well-formed XML and no entries could be read: {syntax_error}")
+    if root is None:
+        feed.cut_short = _cut_short(data)
+        feed.cut_entry = bool(feed.skipped) and feed.skipped[-1].reason == CUT_ENTRY
     return root, feed
 
 

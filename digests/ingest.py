@@ -29,6 +29,8 @@ class IngestReport:
     # Older versions of papers whose newer version is in the same document: read, not stored.
     superseded: int = 0
     skipped: list[Skip] = field(default_factory=list)
+    # Papers known to exist that were not read (a listing or result pages cut short).
+    missing: list[Skip] = field(default_factory=list)
     # Stored papers whose upstream topics could not all be matched to the catalog.
     warnings: list[Skip] = field(default_factory=list)
     # Papers stored for the first time but first announced before this listing (cross-lists of
@@ -48,11 +50,12 @@ class IngestReport:
         self.superseded += other.superseded
         self.tags_added += other.tags_added
         self.skipped.extend(other.skipped)
+        self.missing.extend(other.missing)
         self.warnings.extend(other.warnings)
         self.dated_by.update(other.dated_by)
 
     def summary(self, *, max_skips: int = 20) -> str:
-        if self.read == 0:
+        if self.read == 0 and not self.missing:
             return NOTHING_ANNOUNCED
         lines = [f"read: {self.read}", f"new: {self.new}"]
         if self.earlier:
@@ -68,6 +71,9 @@ class IngestReport:
         lines += [f"  {skip.where}: {skip.reason}" for skip in self.skipped[:max_skips]]
         if len(self.skipped) > max_skips:
             lines.append(f"  … and {len(self.skipped) - max_skips} more")
+        if self.missing:
+            lines.append("missing (known to exist, not read):")
+            lines += [f"  {gap.where}: {gap.reason}" for gap in self.missing[:max_skips]]
         lines.append(f"tags added: {self.tags_added}")
         lines += [f"warning: {note.where}: {note.reason}" for note in self.warnings[:max_skips]]
         return "\n".join(lines)

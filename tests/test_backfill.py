@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from itertools import pairwise
@@ -11,6 +12,7 @@ from sqlalchemy import Engine, func, select
 from sqlmodel import Session
 
 from bot.arxiv import ArxivClient
+from bot.cli import main
 from bot.ingest_jobs import BACKFILL_KEY, BackfillInterrupted, backfill, day_windows, ingest_listing
 from digests.catalog import Catalog
 from digests.store.models import Paper
@@ -218,6 +220,21 @@ async def test_listing_ingest_adds_new_papers_and_refreshes_replaced_ones(
         assert load_state(session, "rss:cs.LG")["read"] == 4
 
 
+async def test_a_listing_that_stays_cut_short_is_reported_missing_not_read_in_full(
+    clock, sessions, catalog, tagger
+):
+    async with FakeArxiv(listing=[paper(n) for n in range(1, 7)], clock=clock) as server:
+        server.fail("truncated", times=None)
+
+        report = await ingest_todays_listing(server, clock, sessions, catalog, tagger)
+
+    assert 0 < report.new < 6
+    [missing] = report.missing
+    assert missing.where == "listing" and "the next ingest reads the listing again" in (
+        report.summary()
+    )
+
+
 def first_version_day(sessions, arxiv_id: str) -> date:
     with sessions() as session:
         statement = select(Paper.published_on).where(Paper.arxiv_id == arxiv_id)
@@ -292,3 +309,75 @@ def test_day_windows_cover_the_range_without_overlap() -> None:
         (start + timedelta(days=1), start + timedelta(days=2, minutes=-1)),
         (start + timedelta(days=2), start + timedelta(days=3)),
     ]
+
+
+async def test_when_every_page_arrives_cut_short_nothing_is_lost_silently(
+    arxiv, clock, sessions, catalog, tagger
+):
+    arxiv.fail("truncated", times=None)  # every answer, retries included, cut in half
+
+    report = await run_backfill(arxiv, clock, sessions, catalog, tagger)
+
+    # Each page is asked for again from its first entry not read whole; the last results of
+    # a window come few to a page, so halved they never arrive whole: named, for a rerun.
+    stored = paper_count(sessions)
+    assert 30 <= stored < 37 and report.new == report.read == stored and not report.skipped
+    assert [gap.where[:16] for gap in report.missing] == ["2026-05-04 00:00", "2026-05-05 00:00"]
+    arrivals = [request.arrived for request in arxiv.requests]
+    assert min(b - a for a, b in pairwise(arrivals)) >= 3.0  # asked again just as politely
+    arxiv.stop_failing()
+    first_run = len(arxiv.requests)
+
+    later = NOW + timedelta(hours=1)
+    again = await run_backfill(arxiv, clock, sessions, catalog, tagger, now=later)
+
+    assert len(arxiv.requests) - first_run == 2  # one page per range missed
+    assert (again.new, again.missing, paper_count(sessions)) == (37 - stored, [], 37)
+
+
+async def test_results_that_stay_cut_short_are_named_and_the_next_run_fetches_them(
+    arxiv, clock, sessions, catalog, tagger
+):
+    day_one_from_20 = lambda r: r.start == 20 and r.window[0].startswith("20260504")  # noqa: E731
+    arxiv.fail("truncated", times=None, when=day_one_from_20, keep=0)
+
+    report = await run_backfill(arxiv, clock, sessions, catalog, tagger)
+
+    assert paper_count(sessions) == 32
+    [missing] = report.missing
+    assert missing.where == "2026-05-04 00:00 window, results 21–25"
+    assert "run the backfill again" in report.summary()
+    arxiv.stop_failing()
+    first_run = len(arxiv.requests)
+
+    later = NOW + timedelta(hours=1)
+    again = await run_backfill(arxiv, clock, sessions, catalog, tagger, now=later)
+
+    assert pages(arxiv.requests[first_run:]) == [("20260504", 20)]
+    assert (again.new, again.missing, paper_count(sessions)) == (5, [], 37)
+    with sessions() as session:
+        assert load_state(session, BACKFILL_KEY)["gaps"] == []
+
+
+async def test_the_backfill_command_exits_non_zero_naming_what_it_missed(
+    sqlite_url, tmp_path, monkeypatch, capsys
+):
+    yesterday = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(hours=12)
+    papers = [paper(n, published=yesterday + timedelta(minutes=n)) for n in range(1, 13)]
+    async with FakeArxiv(papers) as server:
+        server.fail("truncated", times=None, when=lambda r: r.start == 0 and r.window, keep=0)
+        monkeypatch.chdir(tmp_path)
+        settings = {
+            "DATABASE_URL": sqlite_url,
+            "ARXIV_API_URL": server.api_url,
+            "ARXIV_CATEGORIES": "cs.LG",
+            "ARXIV_REQUEST_INTERVAL": "0",
+            "ARXIV_MAX_RETRIES": "0",
+            "ARXIV_PAGE_SIZE": "10",
+        }
+        for name, value in settings.items():
+            monkeypatch.setenv(name, value)
+        code = await asyncio.to_thread(main, ["backfill", "--days", "1"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "missing (known to exist, not read):" in out and "window, results 1–10" in out

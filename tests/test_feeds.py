@@ -226,8 +226,22 @@ def test_document_cut_short_keeps_complete_entries_and_reports_the_cut_one() -> 
 
     assert [r.arxiv_id for r in feed.records] == ["2605.00001", "2605.00002"]
     assert feed.skipped[0].where == "entry 3"
-    assert "closing </entry>" in feed.skipped[0].reason
+    assert "cut off where the document ends" in feed.skipped[0].reason
     assert feed.total_results == 3
+    assert (feed.cut_short, feed.cut_entry, feed.whole().read, feed.whole().skipped) == (
+        True,
+        True,
+        2,
+        [],
+    )
+
+
+def test_a_document_cut_between_entries_is_cut_short_with_no_entry_cut() -> None:
+    doc = api_feed([paper(n) for n in (1, 2, 3)], total=3)
+
+    feed = parse_api_atom(doc[: doc.rindex(b"<entry>")])
+
+    assert (feed.read, feed.cut_short, feed.cut_entry) == (2, True, False)
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,9 @@ check the client's politeness by what the server received.
         arxiv.fail("503", times=2)
 
 Failure kinds: "429" (with `retry_after`), "503", "status" (any `status` and `body`),
-"truncated" (half a document), "empty" (a spurious empty page that still claims its total),
-"drop" (the connection is closed without an answer) and "hang" (no answer for `delay` s).
+"truncated" (half a document, or its first `keep` entries and the start of the next), "empty"
+(a spurious empty page that still claims its total), "drop" (the connection is closed without
+an answer) and "hang" (no answer for `delay` s).
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ class Failure:
     status: int = 503
     delay: float = 5.0
     body: bytes = b"busy\n"
+    keep: int | None = None  # "truncated": whole entries kept before the cut (None: half)
 
 
 @dataclass
@@ -143,12 +145,14 @@ class FakeArxiv:
         status: int = 503,
         delay: float = 5.0,
         body: bytes = b"busy\n",
+        keep: int | None = None,
     ) -> None:
         """Answer the next `times` matching requests (all of them if None) with a failure."""
         if kind not in FAILURE_KINDS:
             raise ValueError(f"unknown failure kind {kind!r}; one of {FAILURE_KINDS}")
         status = {"429": 429, "503": 503}.get(kind, status)
-        self._failures.append(Failure(kind, times, when, retry_after, status, delay, body))
+        failure = Failure(kind, times, when, retry_after, status, delay, body, keep)
+        self._failures.append(failure)
 
     def stop_failing(self) -> None:
         self._failures.clear()
@@ -204,7 +208,7 @@ class FakeArxiv:
             return web.Response(status=failure.status, body=failure.body, headers=headers)
         body = build(kind == "empty")
         if kind == "truncated":
-            body = body[: len(body) // 2]
+            body = body[: _cut_at(body, failure.keep)]
         return web.Response(body=body, content_type=content_type, charset="utf-8")
 
     async def _query(self, request: web.Request) -> web.StreamResponse:
@@ -263,6 +267,14 @@ class FakeArxiv:
             return arxiv_docs.atom_listing(items, categories=categories, announced=self.announced)
 
         return await self._answer(request, build, "application/atom+xml")
+
+
+def _cut_at(body: bytes, keep: int | None) -> int:
+    """Half the body, or a few bytes into the entry after the first `keep` ones."""
+    if keep is None:
+        return len(body) // 2
+    starts = [m.start() for m in re.finditer(rb"<(?:entry|item)[\s>]", body)]
+    return starts[keep] + 20 if keep < len(starts) else len(body) - 10
 
 
 @pytest.fixture
