@@ -12,7 +12,6 @@ cannot be read at all surface as `ArxivUnavailable` too, after their retries.
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
@@ -22,6 +21,7 @@ from urllib.parse import quote_plus
 import httpx
 
 from digests.feeds import ArxivApiError, FeedError, ParsedFeed, parse_api_atom, parse_listing
+from digests.retry import backoff_delay
 
 API_PAGE_LIMIT = 2000
 # Ids per `id_list` request: a URL of about 1.2 kB, well inside what servers accept.
@@ -225,8 +225,7 @@ class ArxivClient:
         raise ArxivUnavailable(f"no answer for the {what} after {attempts} attempts ({problem})")
 
     def _backoff(self, attempt: int) -> float:
-        ceiling = min(self.backoff_base * 2**attempt, MAX_BACKOFF)
-        return ceiling / 2 + random.uniform(0, ceiling / 2)
+        return backoff_delay(attempt + 1, base=self.backoff_base, cap=MAX_BACKOFF)
 
     def _pause(self, seconds: float) -> None:
         """Hold every request of this client (not only the caller's) for `seconds`."""

@@ -89,6 +89,14 @@ def build_parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", help="last ingest, queue, paused channels, next digests")
     status.add_argument("--json", action="store_true", help="machine-readable output")
 
+    sending = commands.add_parser("deliveries", help="digests and alerts that failed to go out")
+    sending_commands = sending.add_subparsers(dest="deliveries_command", metavar="ACTION")
+    sending_commands.required = True
+    retry = sending_commands.add_parser("retry", help="send the failed deliveries again")
+    retry.add_argument(
+        "--since", type=_iso_date, help="only those that failed on or after this day (UTC)"
+    )
+
     db = commands.add_parser("db", help="database maintenance")
     db_commands = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)
     db_commands.add_parser("upgrade", help="apply schema migrations")
@@ -325,6 +333,18 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_deliveries(settings: Settings, args: argparse.Namespace) -> int:
+    from digests.store.deliveries import requeue_failed
+
+    since = datetime.combine(args.since, datetime.min.time(), UTC) if args.since else None
+    window = timedelta(hours=max(settings.digest_grace_hours, 1))
+    app = build_app(settings)
+    with app.session() as session:
+        count = requeue_failed(session, since=since, now=_now(), window=window)
+    print(f"{count} failed deliver{'y' if count == 1 else 'ies'} queued to be sent again")
+    return 0
+
+
 def cmd_db(settings: Settings, args: argparse.Namespace) -> int:
     from digests.store.engine import open_engine, upgrade_schema
 
@@ -359,5 +379,6 @@ HANDLERS: dict[str, Callable[[Settings, argparse.Namespace], int]] = {
     "preview": cmd_preview,
     "spikes": cmd_spikes,
     "status": cmd_status,
+    "deliveries": cmd_deliveries,
     "db": cmd_db,
 }

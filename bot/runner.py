@@ -32,7 +32,7 @@ from bot.platforms.base import Adapter, BotServices
 from bot.platforms.terminal import CHAT_ID as TERMINAL_CHAT
 from bot.platforms.terminal import TerminalAdapter
 from bot.settings import Settings, SettingsError, spike_settings
-from digests.alerting import plan_alerts
+from digests.alerting import ALERT_WINDOW, plan_alerts
 from digests.catalog import UnknownTopic
 from digests.commands import CommandService
 from digests.delivery import Dispatcher, send_rate_share, withdraw_sender
@@ -228,6 +228,7 @@ class Runtime:
                         parts=parts,
                         paper_count=plan.alert.momentum.count,
                         now=now,
+                        stale_at=now + ALERT_WINDOW,
                     )
                     is not None
                 )
@@ -237,6 +238,7 @@ class Runtime:
         return stored
 
     def _store(self, session, planned: list[PlannedDigest], *, now: datetime) -> int:
+        grace = timedelta(hours=self.app.settings.digest_grace_hours)
         stored = 0
         for plan in planned:
             digest, kind = plan.digest, plan.occurrence.kind
@@ -255,6 +257,7 @@ class Runtime:
                     parts=parts,
                     paper_count=digest.paper_count,
                     now=now,
+                    stale_at=plan.occurrence.due_at + grace,
                 )
                 is not None
             )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from sqlalchemy import select
 from sqlmodel import Session
@@ -13,6 +13,9 @@ from digests.alerts import SpikeAlert, alert_period_key, build_alerts
 from digests.catalog import Catalog
 from digests.spikes import SpikeDecision, SpikeSettings, record, scan
 from digests.store.models import Channel, Follow, Topic
+
+# A spike alert is news for a day; after that the next scan's momentum says more.
+ALERT_WINDOW = timedelta(days=1)
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,17 @@ decides what happens next:
 
     SendFailure
     ├── RetryLater(seconds)   the platform said "too many requests": wait as told, send again
-    ├── Transient             network trouble or a 5xx: retry with backoff, later give up
+    ├── Transient             network trouble or a 5xx: retry with backoff while worth sending
+    │   └── OutcomeUnknown    sent, but no answer came: retried once, then taken as sent
     ├── ChatUnavailable       blocked, kicked, missing access: pause the channel, keep follows
     ├── ChatGone              the channel was deleted: forget it and its follows
     ├── ChatMoved(new_id)     the chat has a new id: update it and resend there
     └── Rejected              this message is refused for good: record it, go on with the rest
         └── MediaRefused      this chat takes no images: send the part again without its chart
+
+A delivery is worth sending until its `stale_at` (a digest's grace, an alert's window): waits
+and retries go on until then, whatever the number of attempts, and one that would end later
+fails with the reason, for `digestbot deliveries retry` to send again.
 """
 
 from __future__ import annotations
@@ -18,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -28,6 +32,7 @@ from sqlmodel import Session
 
 from digests.chart_spec import CHART_KEY, without_chart
 from digests.pace import RequestPace
+from digests.retry import backoff_delay
 from digests.store import channels, deliveries
 from digests.store import lease as leases
 from digests.store.deliveries import Claimed
@@ -47,6 +52,11 @@ class RetryLater(SendFailure):
 
 class Transient(SendFailure):
     pass
+
+
+class OutcomeUnknown(Transient):
+    """The request was written but its answer never came: the message may be in the chat.
+    Sending it again may double it, so it is sent again once at most."""
 
 
 class ChatUnavailable(SendFailure):
@@ -89,9 +99,18 @@ class Sender(Protocol):
         ...
 
 
+# How long a delivery stored without a window of its own (before windows were kept) is worth
+# sending, and how long an on-demand digest is: the one who asked is waiting for it.
+DEFAULT_WINDOW = timedelta(hours=24)
+ON_DEMAND_WINDOW = timedelta(hours=1)
+INLINE_TRIES = 3  # transient failures retried in place before the delivery is handed back
+MAX_BACKOFF = 300.0  # seconds: after an outage, sending resumes within about this
+
+
 @dataclass
 class DrainReport:
     parts_sent: int = 0
+    unconfirmed: int = 0  # parts taken as sent after two sends without an answer
     delivered: int = 0
     failed: int = 0
     paused: int = 0
@@ -112,9 +131,9 @@ class Dispatcher:
         sleep: Callable[[float], object] = asyncio.sleep,
         worker: str = "digestbot",
         concurrency: int = 32,
-        max_attempts: int = 6,
         max_inline_wait: float = 120.0,
         backoff_base: float = 1.0,
+        max_backoff: float = MAX_BACKOFF,
         lease: timedelta = timedelta(seconds=60),
         paces: Mapping[str, RequestPace] | None = None,
     ) -> None:
@@ -124,9 +143,9 @@ class Dispatcher:
         self.sleep = sleep
         self.worker = worker
         self.concurrency = concurrency
-        self.max_attempts = max_attempts
         self.max_inline_wait = max_inline_wait
         self.backoff_base = backoff_base
+        self.max_backoff = max_backoff
         self.lease = lease
         self.paces = dict(paces or {})  # by platform; made from the sender's rate when missing
         self.stopping = False
@@ -172,6 +191,9 @@ class Dispatcher:
         address = Address(item.platform, item.chat_id, item.thread_id)
         sender = self.senders[item.platform]
         with self.session_factory() as session:
+            if self.clock() >= _stale_at(item):  # e.g. its chat was paused until now
+                report.failed += self._later(session, item, 0, "still waiting then") == "failed"
+                return
             parts = deliveries.unsent_parts(session, item.delivery_id)
             # Hold no transaction (nor pooled connection) while awaiting the platform.
             session.commit()
@@ -188,10 +210,11 @@ class Dispatcher:
                 outcome, address = await self._send_part(
                     session, item, sender, address, seq, payload
                 )
-                if outcome not in ("sent", "refused"):
+                if outcome not in ("sent", "refused", "unconfirmed"):
                     _count(report, outcome)
                     return
                 report.parts_sent += outcome == "sent"
+                report.unconfirmed += outcome == "unconfirmed"
             status = deliveries.finish(session, item.delivery_id, now=self.clock())
         report.delivered += status == "sent"
         report.failed += status == "failed"
@@ -229,8 +252,10 @@ class Dispatcher:
                 await self.sleep(exc.seconds)
                 continue
             except Transient as exc:
+                if isinstance(exc, OutcomeUnknown) and self._taken_as_sent(session, item, seq):
+                    return "unconfirmed", address
                 transient_failures += 1
-                if transient_failures >= 3:
+                if transient_failures >= INLINE_TRIES:
                     delay = self._backoff(item.attempts + 1)
                     return self._later(session, item, delay, str(exc), attempt=True), address
                 await self.sleep(self._backoff(transient_failures))
@@ -274,15 +299,30 @@ class Dispatcher:
             )
             return "sent", address
 
+    def _taken_as_sent(self, session: Session, item: Claimed, seq: int) -> bool:
+        """After a second send without an answer the part counts as sent: a third copy is
+        worse than the small chance that neither arrived."""
+        if deliveries.note_unknown_outcome(session, item.delivery_id, seq) < 2:
+            return False
+        log.warning("delivery %s part %s taken as sent: no answer twice", item.delivery_id, seq)
+        deliveries.mark_part_sent(
+            session, item.delivery_id, seq, message_id="", now=self.clock(), lease=self.lease
+        )
+        return True
+
     def _later(
         self, session: Session, item: Claimed, seconds: float, error: str, attempt: bool = False
     ) -> str:
-        give_up = attempt and item.attempts + 1 >= self.max_attempts
+        """Hand the delivery back for `seconds`, or fail it when it would be stale by then."""
+        retry_at = self.clock() + timedelta(seconds=seconds)
+        give_up = retry_at >= _stale_at(item)
         deliveries.release(
             session,
             item.delivery_id,
-            retry_at=self.clock() + timedelta(seconds=seconds),
-            error=error,
+            retry_at=retry_at,
+            error=f"not sent in its window ({_stale_at(item):%Y-%m-%d %H:%M} UTC): {error}"
+            if give_up
+            else error,
             attempts_add=1 if attempt else 0,
             give_up=give_up,
             now=self.clock(),
@@ -290,8 +330,11 @@ class Dispatcher:
         return "failed" if give_up else "retried"
 
     def _backoff(self, failures: int) -> float:
-        delay = self.backoff_base * (2 ** min(failures - 1, 10))
-        return delay * random.uniform(0.5, 1.5)
+        return backoff_delay(failures, base=self.backoff_base, cap=self.max_backoff)
+
+
+def _stale_at(item: Claimed) -> datetime:
+    return item.stale_at or item.created_at + DEFAULT_WINDOW
 
 
 def _count(report: DrainReport, outcome: str) -> None:

@@ -23,6 +23,8 @@ class Status:
     failed_deliveries: int
     channels: int
     paused: list[tuple[str, str, str]] = field(default_factory=list)  # platform, chat, reason
+    # The latest deliveries that ended failed: platform, chat, kind, period, reason.
+    failures: list[tuple[str, str, str, str, str]] = field(default_factory=list)
     next_due: list[tuple[datetime, int]] = field(default_factory=list)  # when, channels
     scheduler: str | None = None
 
@@ -33,17 +35,25 @@ class Status:
         data["paused"] = [
             dict(zip(("platform", "chat", "reason"), p, strict=True)) for p in self.paused
         ]
+        fields = ("platform", "chat", "kind", "period", "reason")
+        data["failures"] = [dict(zip(fields, f, strict=True)) for f in self.failures]
         return data
 
     def lines(self) -> list[str]:
         ingest = self.last_ingest.isoformat(timespec="minutes") if self.last_ingest else "never"
+        waiting = f"deliveries waiting: {self.queue_depth:,} (failed: {self.failed_deliveries:,})"
+        if self.failed_deliveries:
+            waiting += "; `digestbot deliveries retry` sends the failed ones again"
         lines = [
             f"last successful ingest: {ingest}",
             f"papers stored: {self.papers:,} ({self.tagged_papers:,} tagged)",
-            f"deliveries waiting: {self.queue_depth:,} "
-            f"(failed for good: {self.failed_deliveries:,})",
-            f"channels: {self.channels:,} ({len(self.paused)} paused)",
+            waiting,
         ]
+        lines += [
+            f"  failed {platform} {chat} {kind} {period}: {reason or 'no reason kept'}"
+            for platform, chat, kind, period, reason in self.failures
+        ]
+        lines.append(f"channels: {self.channels:,} ({len(self.paused)} paused)")
         lines += [f"  paused {p} {chat}: {reason}" for p, chat, reason in self.paused[:10]]
         lines.append(f"scheduler: {self.scheduler or 'no replica holds the lease'}")
         lines.append("next digests due:" if self.next_due else "next digests due: none")
@@ -71,6 +81,7 @@ def read_status(session: Session, *, now: datetime, upcoming: int = 5) -> Status
         failed_deliveries=_count(session, select(func.count()).where(Delivery.status == "failed")),
         channels=_count(session, select(func.count()).select_from(Channel)),
         paused=[tuple(row) for row in paused],
+        failures=deliveries.recent_failures(session, limit=10),
         next_due=next_due(session, now=now, limit=upcoming),
         scheduler=holder_of(session, "scheduler", now=now),
     )

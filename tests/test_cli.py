@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.app import build_app
 from bot.cli import build_parser, main
+from bot.settings import load_settings
+from digests.store import channels, deliveries
 
 COMMANDS = [
     "demo",
@@ -23,6 +26,7 @@ COMMANDS = [
     "preview",
     "spikes",
     "status",
+    "deliveries",
     "db",
 ]
 
@@ -85,7 +89,9 @@ def test_help_lists_every_command(capsys):
     assert all(command in out for command in COMMANDS)
 
 
-@pytest.mark.parametrize("command", [[c] for c in COMMANDS] + [["db", "upgrade"]])
+@pytest.mark.parametrize(
+    "command", [[c] for c in COMMANDS] + [["db", "upgrade"], ["deliveries", "retry"]]
+)
 def test_every_command_has_its_own_help(command, capsys):
     with pytest.raises(SystemExit) as exit_info:
         build_parser().parse_args([*command, "--help"])
@@ -243,7 +249,7 @@ def test_preview_says_in_one_line_when_the_chart_cannot_be_written(env, tmp_path
 
 def test_db_upgrade_reports_the_revision(env, capsys):
     assert main(["db", "upgrade"]) == 0
-    assert "revision 0001" in capsys.readouterr().out
+    assert "revision 0002" in capsys.readouterr().out
 
 
 def spike_file(path: Path, as_of: date) -> Path:
@@ -311,3 +317,39 @@ def test_run_once_with_arxiv_down_says_so_and_prints_no_digest(env):
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.endswith("no digest printed\n") and "digestbot: arXiv: " in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def failed_delivery(database_url: str, *, reason: str, failed_at: datetime) -> None:
+    app = build_app(load_settings(database_url=database_url))
+    with app.session() as session:
+        channel = channels.get_or_create_channel(
+            session, platform="telegram", chat_id="42", now=failed_at
+        )
+        delivery_id = deliveries.enqueue(
+            session,
+            channel_id=channel.id,
+            kind="weekly",
+            period_key=failed_at.date().isoformat(),
+            parts=[{"text": "digest"}],
+            now=failed_at,
+        )
+        deliveries.release(
+            session, delivery_id, retry_at=failed_at, error=reason, give_up=True, now=failed_at
+        )
+    app.close()
+
+
+def test_status_says_why_deliveries_failed_and_retry_queues_them_again(env, capsys):
+    failed_delivery(env, reason="not sent in its window: Bad Gateway", failed_at=datetime.now(UTC))
+    assert main(["status"]) == 0
+    out = capsys.readouterr().out
+    assert "deliveries waiting: 0 (failed: 1); `digestbot deliveries retry`" in out
+    assert "  failed telegram 42 weekly " in out and ": not sent in its window: Bad Gateway" in out
+
+    tomorrow = (datetime.now(UTC) + timedelta(days=1)).date().isoformat()
+    assert main(["deliveries", "retry", "--since", tomorrow]) == 0
+    assert capsys.readouterr().out == "0 failed deliveries queued to be sent again\n"
+    assert main(["deliveries", "retry"]) == 0
+    assert capsys.readouterr().out == "1 failed delivery queued to be sent again\n"
+    main(["status"])
+    assert "deliveries waiting: 1 (failed: 0)\n" in capsys.readouterr().out

@@ -15,6 +15,7 @@ from digests.delivery import (
     ChatUnavailable,
     Dispatcher,
     MediaRefused,
+    OutcomeUnknown,
     Rejected,
     RetryLater,
     Transient,
@@ -235,18 +236,164 @@ async def test_network_errors_are_retried_with_backoff(engine, dispatcher, sende
     assert len(clock.slept) == 2 and clock.slept[1] > clock.slept[0] * 0.6
 
 
-async def test_a_chat_that_never_answers_is_given_up_after_bounded_attempts(engine, sender, clock):
+class DownSender(RecordingSender):
+    """A platform down (answering `failure`) until `clock.now` reaches `up_at`."""
+
+    def __init__(self, clock: Clock, up_at: datetime, failure: Exception) -> None:
+        super().__init__()
+        self.clock, self.up_at, self.failure, self.calls = clock, up_at, failure, 0
+        self.sent_at: list[datetime] = []
+
+    async def send(self, address: Address, payload: dict) -> str:
+        self.calls += 1
+        if self.clock.now < self.up_at:
+            raise self.failure
+        self.sent_at.append(self.clock.now)
+        return await super().send(address, payload)
+
+
+async def run_scheduler(dispatcher: Dispatcher, clock: Clock, *, hours: float) -> None:
+    """Drain every minute of the clock for `hours`."""
+    end = clock.now + timedelta(hours=hours)
+    while clock.now < end:
+        await dispatcher.drain()
+        clock.now += timedelta(minutes=1)
+
+
+def down_until(engine, clock: Clock, up_at: datetime, **options) -> tuple[Dispatcher, DownSender]:
+    sender = DownSender(clock, up_at, Transient("Bad Gateway"))
     dispatcher = Dispatcher(
         lambda: Session(engine),
         {"telegram": sender},
         clock=clock,
         sleep=clock.sleep,
-        max_attempts=3,
+        concurrency=1,
+        **options,
     )
-    delivery_id = enqueue(engine, make_channel(engine), parts=1)
-    sender.script["-100"] = [Transient("down")] * 100
-    for _ in range(10):
-        clock.now += timedelta(hours=1)
-        await dispatcher.drain()
+    return dispatcher, sender
+
+
+def enqueue_weekly(engine, channel_id: int, *, stale_at: datetime) -> int:
+    with Session(engine) as session:
+        parts = [{"text": "part 0"}, {"text": "part 1"}]
+        delivery_id = deliveries.enqueue(
+            session,
+            channel_id=channel_id,
+            kind="weekly",
+            period_key="2026-09-28",
+            parts=parts,
+            now=NOW,
+            stale_at=stale_at,
+        )
+        session.commit()
+    return delivery_id
+
+
+def last_error(engine, delivery_id: int) -> str:
+    with Session(engine) as session:
+        return session.get(Delivery, delivery_id).last_error
+
+
+async def test_an_outage_is_waited_out_for_as_long_as_the_digest_is_worth_sending(engine, clock):
+    dispatcher, sender = down_until(engine, clock, NOW + timedelta(hours=3))
+    delivery_id = enqueue_weekly(engine, make_channel(engine), stale_at=NOW + timedelta(hours=24))
+
+    await run_scheduler(dispatcher, clock, hours=3.5)
+
+    assert texts(sender) == ["part 0", "part 1"]
+    assert delivery_status(engine, delivery_id) == "sent"
+    assert sender.calls > 20  # far more tries than a fixed number of attempts allowed
+    # The backoff is capped at five minutes: sending resumes soon after the outage.
+    assert sender.sent_at[0] - sender.up_at <= timedelta(minutes=6)
+
+
+async def test_a_delivery_still_failing_when_its_window_closes_fails_saying_why(engine, clock):
+    dispatcher, sender = down_until(engine, clock, NOW + timedelta(days=30))
+    delivery_id = enqueue_weekly(engine, make_channel(engine), stale_at=NOW + timedelta(hours=2))
+
+    await run_scheduler(dispatcher, clock, hours=2.5)
+
+    assert delivery_status(engine, delivery_id) == "failed" and texts(sender) == []
+    assert last_error(engine, delivery_id) == (
+        "not sent in its window (2026-09-28 11:00 UTC): Bad Gateway"
+    )
+    calls = sender.calls
+    await run_scheduler(dispatcher, clock, hours=1)
+    assert sender.calls == calls  # nothing more is tried
+
+
+async def test_a_failed_delivery_requeued_by_the_operator_is_sent(engine, clock):
+    dispatcher, sender = down_until(engine, clock, NOW + timedelta(hours=3))
+    delivery_id = enqueue_weekly(engine, make_channel(engine), stale_at=NOW + timedelta(hours=1))
+    await run_scheduler(dispatcher, clock, hours=3)
     assert delivery_status(engine, delivery_id) == "failed"
-    assert len(sender.script["-100"]) == 100 - 9  # three tries in each of three attempts
+
+    with Session(engine) as session:
+        requeued = deliveries.requeue_failed(
+            session, since=NOW, now=clock.now, window=timedelta(hours=24)
+        )
+    await run_scheduler(dispatcher, clock, hours=0.1)
+
+    assert requeued == 1 and texts(sender) == ["part 0", "part 1"]
+    assert delivery_status(engine, delivery_id) == "sent"
+
+
+async def test_a_delivery_whose_window_closed_while_its_chat_was_paused_is_not_sent(
+    engine, dispatcher, sender, clock
+):
+    channel_id = make_channel(engine)
+    delivery_id = enqueue_weekly(engine, channel_id, stale_at=NOW + timedelta(hours=24))
+    with Session(engine) as session:
+        channels.pause(session, channel_id, "bot was blocked by the user", now=NOW)
+        session.commit()
+    clock.now += timedelta(days=3)
+    with Session(engine) as session:
+        channels.resume(session, session.get(Channel, channel_id))
+        session.commit()
+
+    report = await dispatcher.drain()
+
+    assert texts(sender) == [] and report.failed == 1
+    assert last_error(engine, delivery_id).startswith("not sent in its window")
+
+
+class NoAnswerSender(RecordingSender):
+    """Every send goes out, but the first `silent` answers never come back."""
+
+    def __init__(self, silent: int) -> None:
+        super().__init__()
+        self.silent = silent
+
+    async def send(self, address: Address, payload: dict) -> str:
+        self.received.append((address.chat_id, payload))
+        if self.silent:
+            self.silent -= 1
+            raise OutcomeUnknown("no answer within the send timeout")
+        return str(len(self.received))
+
+
+@pytest.mark.parametrize(
+    ("silent", "copies", "unknown", "unconfirmed"),
+    [
+        (1, ["part 0", "part 0", "part 1"], [1, 0], 0),
+        (2, ["part 0", "part 0", "part 1"], [2, 0], 1),
+        (5, ["part 0", "part 0", "part 1", "part 1"], [2, 2], 2),
+    ],
+)
+async def test_a_send_without_an_answer_is_sent_again_once_at_most(
+    engine, clock, silent, copies, unknown, unconfirmed
+):
+    sender = NoAnswerSender(silent)
+    dispatcher = Dispatcher(
+        lambda: Session(engine), {"telegram": sender}, clock=clock, sleep=clock.sleep
+    )
+    delivery_id = enqueue(engine, make_channel(engine), parts=2)
+
+    report = await dispatcher.drain()
+
+    assert texts(sender) == copies  # one extra copy of a part at most
+    assert delivery_status(engine, delivery_id) == "sent"
+    assert report.unconfirmed == unconfirmed
+    with Session(engine) as session:
+        recorded = session.exec(select(DeliveryPart.unknown_outcomes).order_by(DeliveryPart.seq))
+        assert list(recorded.scalars()) == unknown

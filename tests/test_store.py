@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
 from sqlalchemy import select
-from sqlmodel import Session
+from sqlmodel import Session, SQLModel
 
 from digests.papers import PaperRecord
 from digests.store import repo
@@ -37,7 +39,12 @@ def add_topic(session: Session, slug: str) -> int:
 
 
 def test_migrations_apply_twice_without_error(engine):
-    assert upgrade_schema(engine) == upgrade_schema(engine) == "0001"
+    assert upgrade_schema(engine) == upgrade_schema(engine) == "0002"
+
+
+def test_the_migrated_schema_is_exactly_the_models(engine):
+    with engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), SQLModel.metadata) == []
 
 
 def test_ingesting_the_same_paper_twice_stores_one_row(engine):

@@ -13,7 +13,7 @@ from sqlmodel import Session
 from digests.alerts import SpikeAlert
 from digests.commands import Caller, CommandService, Reply
 from digests.compose import Digest
-from digests.delivery import Dispatcher, MediaRefused, Sender
+from digests.delivery import ON_DEMAND_WINDOW, Dispatcher, MediaRefused, Sender
 from digests.store import channels, deliveries
 
 
@@ -79,6 +79,7 @@ class BotServices:
                 parts=parts,
                 paper_count=reply.digest.paper_count,
                 now=now,
+                stale_at=now + ON_DEMAND_WINDOW,
             )
             session.commit()
         if delivery_id is None:

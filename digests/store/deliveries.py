@@ -22,6 +22,8 @@ class Claimed:
     chat_id: str
     thread_id: str
     attempts: int
+    created_at: datetime
+    stale_at: datetime | None  # None for deliveries stored before windows were kept
 
 
 def enqueue(
@@ -33,8 +35,10 @@ def enqueue(
     parts: list[dict],
     paper_count: int = 0,
     now: datetime,
+    stale_at: datetime | None = None,
 ) -> int | None:
-    """Store a delivery and its parts; None when this channel already has this period."""
+    """Store a delivery and its parts, worth sending until `stale_at`; None when this
+    channel already has this period."""
     try:
         with session.begin_nested():
             delivery = Delivery(
@@ -44,6 +48,7 @@ def enqueue(
                 paper_count=paper_count,
                 created_at=now,
                 next_attempt_at=now,
+                stale_at=stale_at,
                 status="pending" if parts else "skipped",
                 completed_at=None if parts else now,
             )
@@ -78,6 +83,8 @@ def claim_due(
             Delivery.id,
             Delivery.channel_id,
             Delivery.attempts,
+            Delivery.created_at,
+            Delivery.stale_at,
             Channel.platform,
             Channel.chat_id,
             Channel.thread_id,
@@ -100,7 +107,17 @@ def claim_due(
         )
     session.commit()
     return [
-        Claimed(r.id, r.channel_id, r.platform, r.chat_id, r.thread_id, r.attempts) for r in rows
+        Claimed(
+            r.id,
+            r.channel_id,
+            r.platform,
+            r.chat_id,
+            r.thread_id,
+            r.attempts,
+            r.created_at,
+            r.stale_at,
+        )
+        for r in rows
     ]
 
 
@@ -162,6 +179,21 @@ def release_claims(session: Session, *, worker: str) -> int:
     return result.rowcount
 
 
+def note_unknown_outcome(session: Session, delivery_id: int, seq: int) -> int:
+    """Record a send of this part whose answer never came; returns how many there were."""
+    session.execute(
+        update(DeliveryPart)
+        .where(DeliveryPart.delivery_id == delivery_id, DeliveryPart.seq == seq)
+        .values(unknown_outcomes=DeliveryPart.unknown_outcomes + 1)
+    )
+    session.commit()
+    return session.execute(
+        select(DeliveryPart.unknown_outcomes).where(
+            DeliveryPart.delivery_id == delivery_id, DeliveryPart.seq == seq
+        )
+    ).scalar_one()
+
+
 def mark_part_failed(session: Session, delivery_id: int, seq: int, *, error: str) -> None:
     session.execute(
         update(DeliveryPart)
@@ -172,20 +204,23 @@ def mark_part_failed(session: Session, delivery_id: int, seq: int, *, error: str
 
 
 def finish(session: Session, delivery_id: int, *, now: datetime) -> str:
-    """Close a delivery whose parts are all done: `sent`, or `failed` if a part was refused."""
-    failed = session.execute(
-        select(func.count()).where(
-            DeliveryPart.delivery_id == delivery_id, DeliveryPart.error.is_not(None)
-        )
-    ).scalar_one()
-    status = "failed" if failed else "sent"
+    """Close a delivery whose parts are all done: `sent`, or `failed` if a part was refused
+    (its reason becomes the delivery's `last_error`)."""
+    refused = session.execute(
+        select(DeliveryPart.seq, DeliveryPart.error)
+        .where(DeliveryPart.delivery_id == delivery_id, DeliveryPart.error.is_not(None))
+        .order_by(DeliveryPart.seq)
+    ).first()
+    values: dict = {"status": "failed" if refused else "sent", "completed_at": now}
+    if refused:
+        values["last_error"] = f"part {refused.seq + 1} refused: {refused.error}"[:500]
     session.execute(
         update(Delivery)
         .where(Delivery.id == delivery_id)
-        .values(status=status, completed_at=now, lease_until=None, claimed_by=None)
+        .values(**values, lease_until=None, claimed_by=None)
     )
     session.commit()
-    return status
+    return values["status"]
 
 
 def release(
@@ -211,6 +246,56 @@ def release(
         values.update(status="failed", completed_at=now)
     session.execute(update(Delivery).where(Delivery.id == delivery_id).values(**values))
     session.commit()
+
+
+def requeue_failed(
+    session: Session, *, since: datetime | None, now: datetime, window: timedelta
+) -> int:
+    """Send the deliveries that ended failed (since a time) again, each worth sending for
+    `window` from now; their refused parts are tried again too. Returns how many."""
+    statement = select(Delivery.id).where(Delivery.status == "failed")
+    if since is not None:
+        statement = statement.where(Delivery.completed_at >= since)
+    ids = list(session.execute(statement).scalars())
+    for chunk in (ids[start : start + 500] for start in range(0, len(ids), 500)):
+        session.execute(
+            update(DeliveryPart)
+            .where(DeliveryPart.delivery_id.in_(chunk), DeliveryPart.error.is_not(None))
+            .values(error=None)
+        )
+        session.execute(
+            update(Delivery)
+            .where(Delivery.id.in_(chunk))
+            .values(
+                status="pending",
+                attempts=0,
+                next_attempt_at=now,
+                stale_at=now + window,
+                completed_at=None,
+            )
+        )
+    session.commit()
+    return len(ids)
+
+
+def recent_failures(session: Session, *, limit: int) -> list[tuple]:
+    """The latest deliveries that ended failed: (platform, chat, kind, period, reason)."""
+    return [
+        tuple(row)
+        for row in session.execute(
+            select(
+                Channel.platform,
+                Channel.chat_id,
+                Delivery.kind,
+                Delivery.period_key,
+                Delivery.last_error,
+            )
+            .join(Channel, Channel.id == Delivery.channel_id)
+            .where(Delivery.status == "failed")
+            .order_by(Delivery.completed_at.desc(), Delivery.id.desc())
+            .limit(limit)
+        )
+    ]
 
 
 def queue_depth(session: Session) -> int:

@@ -152,6 +152,8 @@ class Delivery(SQLModel, table=True):
     last_error: str | None = None
     created_at: datetime = Field(sa_column=_utc_column(nullable=False))
     next_attempt_at: datetime = Field(sa_column=_utc_column(nullable=False))
+    # Until when it is worth sending: transient failures are retried until then, not after.
+    stale_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
     completed_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
     # Which process is sending it, until when; another replica may take over after that.
     claimed_by: str | None = Field(default=None, max_length=64)
@@ -170,6 +172,8 @@ class DeliveryPart(SQLModel, table=True):
     sent_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
     # Set when the platform refused this part for good (e.g. a malformed message).
     error: str | None = None
+    # Sends whose answer never came (sent, or not?): after two the part counts as sent.
+    unknown_outcomes: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class SpikeState(SQLModel, table=True):
