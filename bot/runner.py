@@ -15,7 +15,7 @@ import asyncio
 import logging
 import signal
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -68,6 +68,7 @@ class Runtime:
         *,
         clock: Callable[[], datetime] | None = None,
         adapters: list[Adapter] | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.app = app
         self.clock = clock or (lambda: datetime.now(UTC))
@@ -83,6 +84,7 @@ class Runtime:
             app.session,
             {},
             clock=self.clock,
+            sleep=sleep,
             worker=self.name,
             lease=timedelta(seconds=settings.delivery_lease_seconds),
         )

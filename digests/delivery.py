@@ -165,34 +165,42 @@ class Dispatcher:
         """Send every due delivery; returns when none is left to claim (or on stop).
 
         Each worker claims one delivery at a time, so a chat waiting out its own rate limit
-        holds up one worker, never the others.
+        holds up one worker, never the others. The other workers start once the first finds
+        work: an idle drain costs one query.
         """
         report = DrainReport()
 
-        async def worker() -> None:
-            while not self.stopping:
-                with self.session_factory() as session:
-                    claimed = deliveries.claim_due(
-                        session,
-                        platforms=list(self.senders),
-                        now=self.clock(),
-                        worker=self.worker,
-                        limit=1,
-                        lease=self.lease,
-                    )
-                if not claimed:
-                    return
-                await self.deliver(claimed[0], report)
+        async def worker(claimed: Claimed | None) -> None:
+            while claimed is not None:
+                await self.deliver(claimed, report)
+                claimed = self._claim()
 
-        await asyncio.gather(*(worker() for _ in range(self.concurrency)))
+        if (first := self._claim()) is not None:
+            others = (worker(self._claim()) for _ in range(self.concurrency - 1))
+            await asyncio.gather(worker(first), *others)
         return report
+
+    def _claim(self) -> Claimed | None:
+        if self.stopping:
+            return None
+        with self.session_factory() as session:
+            claimed = deliveries.claim_due(
+                session,
+                platforms=list(self.senders),
+                now=self.clock(),
+                worker=self.worker,
+                limit=1,
+                lease=self.lease,
+            )
+        return claimed[0] if claimed else None
 
     async def deliver(self, item: Claimed, report: DrainReport) -> None:
         address = Address(item.platform, item.chat_id, item.thread_id)
         sender = self.senders[item.platform]
         with self.session_factory() as session:
             if self.clock() >= _stale_at(item):  # e.g. its chat was paused until now
-                report.failed += self._later(session, item, 0, "still waiting then") == "failed"
+                reason = item.last_error or "still waiting then"
+                report.failed += self._later(session, item, 0, reason) == "failed"
                 return
             parts = deliveries.unsent_parts(session, item.delivery_id)
             # Hold no transaction (nor pooled connection) while awaiting the platform.

@@ -343,9 +343,8 @@ async def test_a_delivery_whose_window_closed_while_its_chat_was_paused_is_not_s
 ):
     channel_id = make_channel(engine)
     delivery_id = enqueue_weekly(engine, channel_id, stale_at=NOW + timedelta(hours=24))
-    with Session(engine) as session:
-        channels.pause(session, channel_id, "bot was blocked by the user", now=NOW)
-        session.commit()
+    sender.script["-100"] = [ChatUnavailable("bot was blocked by the user")]
+    await dispatcher.drain()  # pauses the chat
     clock.now += timedelta(days=3)
     with Session(engine) as session:
         channels.resume(session, session.get(Channel, channel_id))
@@ -354,7 +353,9 @@ async def test_a_delivery_whose_window_closed_while_its_chat_was_paused_is_not_s
     report = await dispatcher.drain()
 
     assert texts(sender) == [] and report.failed == 1
-    assert last_error(engine, delivery_id).startswith("not sent in its window")
+    assert last_error(engine, delivery_id) == (
+        "not sent in its window (2026-09-29 09:00 UTC): bot was blocked by the user"
+    )
 
 
 class NoAnswerSender(RecordingSender):

@@ -24,6 +24,7 @@ class Claimed:
     attempts: int
     created_at: datetime
     stale_at: datetime | None  # None for deliveries stored before windows were kept
+    last_error: str | None
 
 
 def enqueue(
@@ -85,6 +86,7 @@ def claim_due(
             Delivery.attempts,
             Delivery.created_at,
             Delivery.stale_at,
+            Delivery.last_error,
             Channel.platform,
             Channel.chat_id,
             Channel.thread_id,
@@ -116,6 +118,7 @@ def claim_due(
             r.attempts,
             r.created_at,
             r.stale_at,
+            r.last_error,
         )
         for r in rows
     ]

@@ -244,6 +244,7 @@ class Traffic:
         self.storm_left = 0
         self.storm_retry_after = 0.05
         self.storm_global = False
+        self.outage: int | None = None  # while set, every API request answers this status
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Callable) -> web.StreamResponse:
@@ -281,6 +282,9 @@ class Traffic:
         return response
 
     def _scripted(self, method: str, path: str) -> web.Response | None:
+        if self.outage is not None:
+            body = {"message": f"{self.outage}: Service Unavailable", "code": 0}
+            return json_response(body, self.outage)
         if self.storm_left > 0:
             self.storm_left -= 1
             self.stats.stormed += 1

@@ -226,24 +226,46 @@ class FakeTelegram:
         self._poll_generation = 0
         self._updates_signal, self._sent_signal = _Signal(), _Signal()
         self._runner: web.AppRunner | None = None
+        self._site: web.TCPSite | None = None
         self._closing = False
+        self._outage: ApiError | None = None
         self.base_url = ""
 
     # --- lifecycle -------------------------------------------------------------------------
 
-    async def start(self) -> str:
-        """Listen on 127.0.0.1 (a free port); returns the base URL, e.g. http://127.0.0.1:N."""
+    async def start(self, port: int = 0) -> str:
+        """Listen on 127.0.0.1 (a free port unless given); returns the base URL, e.g.
+        http://127.0.0.1:N."""
         app = web.Application(client_max_size=60 * 1024 * 1024)
         app.router.add_route("*", "/{tail:.*}", self._dispatch)
         self._runner = web.AppRunner(
             app, access_log=None, handler_cancellation=True, shutdown_timeout=1.0
         )
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
+        self._site = web.TCPSite(self._runner, "127.0.0.1", port)
+        await self._site.start()
         self.base_url = f"http://127.0.0.1:{self._runner.addresses[0][1]}"
         self._closing = False
         return self.base_url
+
+    async def go_offline(self) -> None:
+        """Refuse connections, and drop the open ones, until `go_online`."""
+        if self._site is not None and self._runner is not None:
+            await self._site.stop()
+            self._site = None
+            for connection in list(self._runner.server.connections):
+                connection.force_close()
+
+    async def go_online(self) -> None:
+        if self._site is None and self._runner is not None:
+            port = int(self.base_url.rpartition(":")[2])
+            self._site = web.TCPSite(self._runner, "127.0.0.1", port)
+            await self._site.start()
+
+    def set_outage(self, status: int | None, description: str = "Bad Gateway") -> None:
+        """Answer every call with this error (as Telegram's front does when it is down), or
+        serve again after `set_outage(None)`."""
+        self._outage = ApiError(status, description) if status else None
 
     async def stop(self) -> None:
         self._closing = True
@@ -425,6 +447,8 @@ class FakeTelegram:
         match = re.fullmatch(r"/bot([^/]+)/([^/]+)", request.path)
         if match is None:
             return _answer(ApiError(404, "Not Found"))
+        if self._outage is not None:
+            return _answer(self._outage)
         if match.group(1) != self.token:
             return _answer(ApiError(401, "Unauthorized"))
         method = match.group(2).lower()  # Bot API method names are case-insensitive
