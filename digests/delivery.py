@@ -104,6 +104,9 @@ class Sender(Protocol):
 DEFAULT_WINDOW = timedelta(hours=24)
 ON_DEMAND_WINDOW = timedelta(hours=1)
 INLINE_TRIES = 3  # transient failures retried in place before the delivery is handed back
+# How long a send waits for the platform's answer. Telegram sometimes takes over 10 s to accept
+# a message; giving up sooner would send it again although it went out (see OutcomeUnknown).
+SEND_TIMEOUT = 30.0
 MAX_BACKOFF = 300.0  # seconds: after an outage, sending resumes within about this
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import aiohttp
 import pytest
 from pydantic import SecretStr
 from sqlalchemy import Engine, select
@@ -24,6 +25,7 @@ from sqlmodel import Session
 
 from bot.platforms.base import BotServices
 from bot.platforms.discord import DiscordAdapter, build_discord
+from bot.platforms.discord import send_failure as discord_send_failure
 from bot.platforms.discord_render import (
     DESCRIPTION_LIMIT,
     FIELD_NAME_LIMIT,
@@ -40,6 +42,8 @@ from digests.delivery import (
     Address,
     Dispatcher,
     DrainReport,
+    OutcomeUnknown,
+    Transient,
     send_rate_share,
     withdraw_sender,
 )
@@ -647,3 +651,16 @@ async def test_commands_are_synced_to_the_dev_server_at_once_when_set(
 
 def test_without_a_token_there_is_no_discord_adapter() -> None:
     assert build_discord(Settings(_env_file=None, discord_token=None), None) is None
+
+
+@pytest.mark.parametrize(
+    ("error", "meaning"),
+    [
+        (aiohttp.ServerDisconnectedError(), OutcomeUnknown),  # the request went out
+        (aiohttp.SocketTimeoutError("read"), OutcomeUnknown),
+        (aiohttp.ConnectionTimeoutError("connect"), Transient),  # nothing was sent
+        (ConnectionRefusedError(111, "refused"), Transient),
+    ],
+)
+def test_a_send_that_may_have_gone_out_is_told_apart_from_one_that_did_not(error, meaning):
+    assert type(discord_send_failure(error)) is meaning

@@ -42,6 +42,7 @@ from digests.delivery import (
     ChatGone,
     ChatUnavailable,
     MediaRefused,
+    OutcomeUnknown,
     Rejected,
     RetryLater,
     SendFailure,
@@ -159,7 +160,11 @@ def send_failure(error: BaseException) -> SendFailure:
         if error.status >= 500 or error.status == 401:
             return Transient(f"Discord answered {error.status}: {error.text[:100]}")
         return Rejected(f"Discord refused the message ({error.code}): {error.text[:200]}")
-    if isinstance(error, aiohttp.ClientError | OSError | TimeoutError):
+    if isinstance(error, aiohttp.ConnectionTimeoutError | aiohttp.ClientConnectorError):
+        return Transient(f"network: {error!r}"[:200])
+    if isinstance(error, aiohttp.ServerDisconnectedError | TimeoutError):
+        return OutcomeUnknown(f"no answer: {error!r}"[:200])
+    if isinstance(error, aiohttp.ClientError | OSError):
         return Transient(f"network: {error!r}"[:200])
     return Transient(f"unexpected: {error!r}"[:200])
 

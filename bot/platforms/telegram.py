@@ -9,6 +9,7 @@ stored part maps PTB's errors onto the delivery layer's `SendFailure` tree:
     Forbidden           -> ChatUnavailable       blocked by the user, kicked from the group
     BadRequest          -> Rejected              ... but "chat not found" -> ChatUnavailable
     TimedOut, NetworkError and other API errors -> Transient
+    ... after the request was written       -> OutcomeUnknown (a read timeout, a dropped answer)
     InvalidToken        -> raised as is          a configuration error, not a delivery problem
 
 The PTB `Application` runs inside digestbot's own event loop (initialize/start/updater, never
@@ -26,6 +27,7 @@ import warnings
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+import httpx
 from telegram import (
     BotCommand,
     Chat,
@@ -66,10 +68,12 @@ from digests.chart_spec import CHART_KEY
 from digests.commands import COMMANDS, MUTATING, Caller, Reply
 from digests.compose import Digest
 from digests.delivery import (
+    SEND_TIMEOUT,
     Address,
     ChatMoved,
     ChatUnavailable,
     MediaRefused,
+    OutcomeUnknown,
     Rejected,
     RetryLater,
     SendFailure,
@@ -106,6 +110,8 @@ UNAVAILABLE_PHRASES = (
     "chat_write_forbidden",
 )
 SEND_OPTIONS = ("text", "parse_mode", "link_preview_options", "reply_markup")
+# httpx's errors after a request was written: it may have been carried out.
+UNANSWERED = (httpx.ReadTimeout, httpx.ReadError, httpx.RemoteProtocolError)
 
 
 class _PassedOnRetryAfter(logging.Filter):
@@ -209,6 +215,8 @@ def send_failure(exc: TelegramError) -> SendFailure | None:
         if any(phrase in exc.message.lower() for phrase in UNAVAILABLE_PHRASES):
             return ChatUnavailable(exc.message)
         return Rejected(exc.message)
+    if isinstance(exc.__cause__, UNANSWERED):
+        return OutcomeUnknown(f"no answer: {exc.message or type(exc).__name__}")
     return Transient(exc.message or type(exc).__name__)
 
 
@@ -273,6 +281,7 @@ class TelegramAdapter:
         rate_limiter: BaseRateLimiter | None = None,
         clock: Callable[[], float] = time.monotonic,
         admin_cache_seconds: float = 60.0,
+        send_timeout: float = SEND_TIMEOUT,
     ) -> None:
         if settings.telegram_token is None:
             raise ValueError("TELEGRAM_TOKEN is not set")
@@ -288,6 +297,8 @@ class TelegramAdapter:
         )
         if request is not None:
             builder = builder.request(request)
+        else:  # PTB waits 5 s by default; Telegram may take longer to accept a message
+            builder = builder.read_timeout(send_timeout).write_timeout(send_timeout)
         self.app: Application = builder.build()
         self.sender = TelegramSender(self.app.bot)
         self.admins = AdminCache(clock, admin_cache_seconds)

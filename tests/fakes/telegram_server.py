@@ -229,6 +229,8 @@ class FakeTelegram:
         self._site: web.TCPSite | None = None
         self._closing = False
         self._outage: ApiError | None = None
+        # Seconds an accepted send waits before its answer goes out (Telegram under load).
+        self.answer_delay = 0.0
         self.base_url = ""
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -462,6 +464,8 @@ class FakeTelegram:
             result = await handler(params, files)
         except ApiError as error:
             return _answer(error)
+        if self.answer_delay and method in ("sendmessage", "sendphoto"):
+            await asyncio.sleep(self.answer_delay)  # the message is in the chat already
         return _answer(result)
 
     def _scripted_failure(self, method: str, params: dict) -> None:
