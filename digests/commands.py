@@ -21,6 +21,9 @@ from digests.schedule import ScheduleError, parse_schedule, schedule_text
 from digests.store import channels, repo
 
 MAX_ARGUMENT = 200  # characters; longer arguments are refused, never cut and applied
+# On-demand commands that post much, once per chat per period. A repeat within it gets one
+# short notice, then silence until the period ends: a flood of them costs the chat one message.
+COOLDOWNS = {"digest": timedelta(minutes=10), "trending": timedelta(minutes=1)}
 FOLLOW_MODES = ("weekly", "daily", "instant")
 MUTATING = frozenset({"follow", "unfollow", "schedule", "alerts"})
 COMMANDS = {
@@ -67,6 +70,40 @@ class Reply:
     choice_command: str = ""
     digest: Digest | None = None
     notes: list[str] = field(default_factory=list)
+    quiet: bool = False  # answer only where nobody else sees it (Discord), else not at all
+
+
+class Cooldowns:
+    """When each chat last ran each command with a cooldown, and whether it was told to wait."""
+
+    def __init__(self, periods: dict[str, timedelta]) -> None:
+        self.periods = periods
+        self._last: dict[tuple, datetime] = {}
+        self._told: set[tuple] = set()
+
+    def refusal(self, key: tuple, command: str, now: datetime) -> Reply | None:
+        """None when `command` may run now in the chat `key` (and it counts as run)."""
+        period, last = self.periods.get(command), self._last.get((*key, command))
+        if period is None:
+            return None
+        if last is None or now - last >= period:
+            self._forget_old(now)
+            self._last[(*key, command)] = now
+            self._told.discard((*key, command))
+            return None
+        told = (*key, command) in self._told
+        self._told.add((*key, command))
+        ago = round((now - last).total_seconds() / 60)
+        wait = max(1, round((last + period - now).total_seconds() / 60))
+        when = f"{ago} min ago" if ago else "just now"
+        text = f"/{command} was used here {when}; it works again here in {wait} min."
+        return Reply(text, ok=False, private=True, quiet=told)
+
+    def _forget_old(self, now: datetime) -> None:
+        if len(self._last) > 10_000:
+            longest = max(self.periods.values())
+            self._last = {k: t for k, t in self._last.items() if now - t < longest}
+            self._told &= set(self._last)
 
 
 class CommandService:
@@ -77,11 +114,13 @@ class CommandService:
         *,
         clock: Callable[[], datetime],
         per_topic_cap: int = 5,
+        cooldowns: dict[str, timedelta] = COOLDOWNS,
     ) -> None:
         self.session_factory = session_factory
         self.catalog = catalog
         self.clock = clock
         self.per_topic_cap = per_topic_cap
+        self.cooldowns = Cooldowns(cooldowns)
 
     def handle(self, caller: Caller, command: str, argument: str = "") -> Reply:
         command, argument = command.lower().strip(), " ".join(argument.split())
@@ -95,6 +134,9 @@ class CommandService:
             )
         if command in MUTATING and caller.chat_kind != "private" and not caller.can_manage:
             return Reply(_refusal(caller), ok=False, private=True)
+        chat = (caller.platform, caller.chat_id, caller.thread_id)
+        if refused := self.cooldowns.refusal(chat, command, self.clock()):
+            return refused
         with self.session_factory() as session:
             notes = self._touch_channel(session, caller)
             reply = getattr(self, f"_{command}")(session, caller, argument)

@@ -164,3 +164,21 @@ def test_a_follow_can_ask_for_daily_or_instant_delivery(service):
     reply = service.handle(PRIVATE, "follow", "agentic rl instant")
     assert reply.text.startswith("Still following Agentic RL, now instant.")
     assert "already follows" in service.handle(PRIVATE, "follow", "Agentic RL instant").text
+
+
+def test_digest_on_demand_is_once_per_chat_per_ten_minutes_with_one_notice(engine, catalog):
+    now = [NOW]
+    service = CommandService(lambda: Session(engine), catalog, clock=lambda: now[0])
+    service.handle(ADMIN, "follow", "RL for LLM Agents")
+    assert service.handle(MEMBER, "digest").digest is not None
+
+    now[0] += timedelta(minutes=2)
+    notice = service.handle(MEMBER, "digest")
+    assert notice.text == "/digest was used here 2 min ago; it works again here in 8 min."
+    assert (notice.digest, notice.quiet) == (None, False)
+    assert service.handle(MEMBER, "digest").quiet  # said once; further ones get no answer
+    assert service.handle(PRIVATE, "digest").ok  # other chats are not held back
+    assert service.handle(MEMBER, "following").ok  # nor other commands
+
+    now[0] += timedelta(minutes=8)
+    assert service.handle(MEMBER, "digest").digest is not None

@@ -348,6 +348,21 @@ async def test_a_digest_arrives_split_within_every_limit_and_pings_nobody(
     assert "Long Long" in text and "Long " * 200 not in text
 
 
+async def test_a_second_digest_asked_within_ten_minutes_is_refused_privately(
+    bot: Bot, engine: Engine, catalog: Catalog
+) -> None:
+    seed_papers(engine, catalog, count=5)
+    await bot.follow(RL)
+    payload = await bot.dispatch(bot.fake.slash_command("digest"))
+    await bot.fake.wait_for_response(payload["id"], "followup", timeout=3 * WAIT)
+    posted = len(bot.fake.messages(GENERAL_ID))
+
+    for _ in range(2):
+        again = await bot.command("digest", user_id=MEMBER_ID)
+        assert again["flags"] == EPHEMERAL and "works again here in 10 min" in again["content"]
+    assert len(bot.fake.messages(GENERAL_ID)) == posted
+
+
 def weekly_messages(bot: Bot, channel_id: int) -> list[dict]:
     return [m for m in bot.fake.messages(channel_id) if m["type"] == 0]
 

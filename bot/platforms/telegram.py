@@ -24,7 +24,9 @@ import datetime as dtm
 import logging
 import time
 import warnings
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -53,6 +55,7 @@ from telegram.ext import (
     Application,
     ApplicationBuilder,
     BaseRateLimiter,
+    BaseUpdateProcessor,
     CallbackQueryHandler,
     ContextTypes,
     MessageHandler,
@@ -141,6 +144,33 @@ def telegram_rate_limiter(speed: float = 1.0) -> AIORateLimiter:
         group_time_period=60 / speed,
         max_retries=0,
     )
+
+
+class PerChatUpdates(BaseUpdateProcessor):
+    """Each chat's updates in order, different chats' at once: a flood of commands in one chat
+    (waiting out its own flood limit) never holds up an answer in another."""
+
+    def __init__(self, max_concurrent_updates: int = 256) -> None:
+        super().__init__(max_concurrent_updates)
+        self._turns: dict[object, asyncio.Lock] = {}
+        self._waiting: Counter[object] = Counter()
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        chat = getattr(getattr(update, "effective_chat", None), "id", None)
+        self._waiting[chat] += 1
+        try:
+            async with self._turns.setdefault(chat, asyncio.Lock()):
+                await coroutine
+        finally:
+            self._waiting[chat] -= 1
+            if not self._waiting[chat]:
+                del self._waiting[chat], self._turns[chat]
+
+    async def initialize(self) -> None:
+        return None
+
+    async def shutdown(self) -> None:
+        return None
 
 
 # --- sending stored parts ------------------------------------------------------------------
@@ -294,6 +324,7 @@ class TelegramAdapter:
             .base_url(f"{api}/bot")
             .base_file_url(f"{api}/file/bot")
             .rate_limiter(rate_limiter or telegram_rate_limiter())
+            .concurrent_updates(PerChatUpdates())
         )
         if request is not None:
             builder = builder.request(request)
@@ -424,6 +455,8 @@ class TelegramAdapter:
         return is_admin
 
     async def _answer(self, message: Message, caller: Caller, reply: Reply) -> None:
+        if reply.quiet:  # Telegram has no answer only the asker sees
+            return
         payload = self._reply_payload(reply)
         quote = None
         if caller.chat_kind != "private":
@@ -433,7 +466,6 @@ class TelegramAdapter:
                 chat_id=message.chat.id,
                 message_thread_id=int(caller.thread_id) if caller.thread_id else None,
                 reply_parameters=quote,
-                rate_limit_args=2,  # a reply may wait out a short flood limit itself
                 **send_options(payload, self.app.bot),
             )
         except TelegramError as exc:
