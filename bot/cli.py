@@ -20,6 +20,7 @@ from digests.ingest import IngestReport, ingest_parsed
 from digests.render_text import clean_text, render_momentum, render_text
 from digests.reports import build_digest, topic_momenta
 from digests.store.engine import DatabaseUnavailable
+from digests.store.instance import InstanceInUse
 
 EXIT_USAGE = 2
 
@@ -115,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (SettingsError, CatalogError) as exc:
         _fail(redact(f"configuration: {exc}"))
         return EXIT_USAGE
-    except DatabaseUnavailable as exc:
+    except (DatabaseUnavailable, InstanceInUse) as exc:
         _fail(redact(str(exc)))
         return EXIT_USAGE
     except CommandError as exc:

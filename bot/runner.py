@@ -12,6 +12,7 @@ Without a chat token the digests go to the terminal (standard output).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import signal
 import socket
@@ -35,7 +36,7 @@ from bot.settings import Settings, SettingsError, spike_settings
 from digests.alerting import ALERT_WINDOW, plan_alerts
 from digests.catalog import UnknownTopic
 from digests.commands import CommandService
-from digests.delivery import Dispatcher, send_rate_share, withdraw_sender
+from digests.delivery import Dispatcher, Transient, send_rate_share, withdraw_sender
 from digests.dispatch import (
     PlannedDigest,
     due_channels,
@@ -45,8 +46,10 @@ from digests.dispatch import (
 )
 from digests.render_text import period_text, render_text
 from digests.reports import build_digest
+from digests.retry import backoff_delay
 from digests.store import channels, deliveries, repo
 from digests.store import lease as leases
+from digests.store.instance import InstanceInUse, hold_instance
 
 log = logging.getLogger("digestbot")
 
@@ -55,8 +58,9 @@ ANNOUNCEMENT = CronTrigger(
 )
 LEASE_NAME = "scheduler"
 # Failures with a one-line explanation of their own, reported by the command line.
-EXPLAINED = (ArxivUnavailable, SettingsError)
+EXPLAINED = (ArxivUnavailable, SettingsError, InstanceInUse)
 SHUTDOWN_SECONDS = 8.0
+CONNECT_BACKOFF_CAP = 300.0  # seconds between attempts to reach a platform, at most
 
 
 class Runtime:
@@ -72,7 +76,7 @@ class Runtime:
     ) -> None:
         self.app = app
         self.clock = clock or (lambda: datetime.now(UTC))
-        self.name = app.settings.instance_name or socket.gethostname()
+        self.name = instance_name(app.settings)
         settings = app.settings
         commands = CommandService(
             app.session,
@@ -99,6 +103,8 @@ class Runtime:
         self._ingest_lock = asyncio.Lock()
         self._tick_lock = asyncio.Lock()
         self._swept: set[str] = set()  # kinds whose every schedule this leader has looked at
+        self._connecting: list[asyncio.Task] = []  # platforms tried again after a failed start
+        self.sleep = sleep
 
     @property
     def platforms(self) -> list[str]:
@@ -317,12 +323,36 @@ class Runtime:
         )
 
     async def start(self) -> None:
+        """Take back this instance's claims and connect every platform. One that cannot be
+        reached is tried again in the background, with backoff, while the rest runs."""
         with self.app.session() as session:
             taken_back = deliveries.release_claims(session, worker=self.name)
         if taken_back:
             log.info("resuming %d deliveries this instance had started", taken_back)
         for adapter in self.adapters:
-            await adapter.start()
+            try:
+                await adapter.start()
+            except Transient as exc:
+                self.dispatcher.senders.pop(adapter.platform, None)  # nothing to send with yet
+                name = adapter.platform
+                log.warning("%s: cannot connect (%s); retrying in the background", name, exc)
+                self._connecting.append(asyncio.create_task(self._keep_connecting(adapter)))
+
+    async def _keep_connecting(self, adapter: Adapter) -> None:
+        for failures in itertools.count(1):
+            delay = backoff_delay(failures, base=2.0, cap=CONNECT_BACKOFF_CAP)
+            await self.sleep(delay)
+            try:
+                await adapter.start()
+            except Transient as exc:
+                log.warning("%s: still cannot connect (%s)", adapter.platform, exc)
+                continue
+            except Exception:  # e.g. a token refused meanwhile: no retry mends it
+                log.exception("%s: gave up connecting", adapter.platform)
+                return
+            self.dispatcher.senders[adapter.platform] = adapter.sender
+            log.info("%s: connected after %d failed attempts", adapter.platform, failures)
+            return
 
     async def start_health(self):
         """The /healthz and /metrics endpoint, when HEALTH_PORT is set."""
@@ -337,6 +367,8 @@ class Runtime:
     async def stop(self) -> None:
         """Stop intake, let in-flight sends finish (bounded), hand the lease over."""
         self.dispatcher.stopping = True
+        for connecting in self._connecting:
+            connecting.cancel()
         for adapter in self.adapters:
             try:
                 await asyncio.wait_for(adapter.stop(), timeout=SHUTDOWN_SECONDS / 2)
@@ -346,6 +378,10 @@ class Runtime:
             leases.release(session, LEASE_NAME, self.name, now=self.clock())
             for platform in self.platforms:
                 withdraw_sender(session, platform, self.name, now=self.clock())
+
+
+def instance_name(settings: Settings) -> str:
+    return settings.instance_name or socket.gethostname()
 
 
 def build_adapters(settings: Settings, services: BotServices) -> list[Adapter]:
@@ -430,12 +466,19 @@ def follow_on_terminal(app: App, *, now: datetime) -> None:
 def run(settings: Settings, *, once: bool = False) -> int:
     configure_logging(settings)
     app = build_app(settings)
-    app.sync_catalog(now=datetime.now(UTC))
     try:
-        runtime = Runtime(app, adapters=[TerminalAdapter()] if once else None)
-        if runtime.platforms == ["terminal"]:
+        if once:
+            app.sync_catalog(now=datetime.now(UTC))
+            runtime = Runtime(app, adapters=[TerminalAdapter()])
             follow_on_terminal(app, now=runtime.clock())
-        asyncio.run(run_once(runtime) if once else serve(runtime))
+            asyncio.run(run_once(runtime))
+            return 0
+        with hold_instance(app.engine, instance_name(settings)):
+            app.sync_catalog(now=datetime.now(UTC))
+            runtime = Runtime(app)
+            if runtime.platforms == ["terminal"]:
+                follow_on_terminal(app, now=runtime.clock())
+            asyncio.run(serve(runtime))
     except EXPLAINED:
         raise  # the command line says these in one line
     except Exception:

@@ -429,7 +429,8 @@ class DiscordAdapter:
         self.services = services
         self.reply_budget = reply_budget
         self.ready_timeout = ready_timeout
-        self.client = DigestClient(self, guild_ready_timeout=guild_ready_timeout)
+        self._client_options = {"guild_ready_timeout": guild_ready_timeout}
+        self.client = DigestClient(self, **self._client_options)
         self.sender = DiscordSender(self.client)
         self._connection: asyncio.Task[None] | None = None
 
@@ -443,16 +444,30 @@ class DiscordAdapter:
     # --- lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Log in, connect the gateway in the background, wait for READY, sync commands."""
+        """Log in, connect the gateway in the background, wait for READY, sync commands.
+
+        Raises Transient while Discord cannot be reached (the caller tries again), and
+        SettingsError when it refuses the token.
+        """
         point_discord_py(self.settings.discord_api_url, self.settings.discord_gateway_url)
+        if self.client.is_closed():  # a failed attempt before: a client is good for one
+            self.client = self.sender.client = DigestClient(self, **self._client_options)
         try:
             await self.client.login(self.settings.discord_token.get_secret_value())
+            await self._connect()
         except discord.LoginFailure:
-            await self.client.close()  # the HTTP session is open even when the token is wrong
+            await self.stop()  # the HTTP session is open even when the token is wrong
             raise SettingsError("DISCORD_TOKEN was refused by Discord") from None
-        except BaseException:
-            await self.client.close()
+        except BaseException as error:
+            await self.stop()
+            failure = send_failure(error) if isinstance(error, Exception) else None
+            if isinstance(failure, Transient):
+                raise failure from error
             raise
+        await self.sync_commands()
+
+    async def _connect(self) -> None:
+        """The gateway, in the background; returns at READY."""
         self._connection = asyncio.create_task(self.client.connect(), name="discord-gateway")
         ready = asyncio.create_task(self.client.wait_until_ready())
         done, _ = await asyncio.wait(
@@ -463,11 +478,9 @@ class DiscordAdapter:
         if ready not in done:
             ready.cancel()
             failure = self._connection.exception() if self._connection in done else None
-            await self.stop()
             if failure is not None:
                 raise failure
             raise TimeoutError(f"Discord gateway not ready after {self.ready_timeout:.0f} s")
-        await self.sync_commands()
 
     async def stop(self) -> None:
         await self.client.close()

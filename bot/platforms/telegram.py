@@ -156,7 +156,7 @@ class PerChatUpdates(BaseUpdateProcessor):
         self._waiting: Counter[object] = Counter()
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        chat = getattr(getattr(update, "effective_chat", None), "id", None)
+        chat = _chat_of(update)
         self._waiting[chat] += 1
         try:
             async with self._turns.setdefault(chat, asyncio.Lock()):
@@ -171,6 +171,15 @@ class PerChatUpdates(BaseUpdateProcessor):
 
     async def shutdown(self) -> None:
         return None
+
+
+def _chat_of(update: object) -> object:
+    """The chat whose turn an update takes: a group's upgrade notice moves its follows to the
+    supergroup, so it goes in the supergroup's turn, before the commands typed there."""
+    message = getattr(update, "effective_message", None)
+    if message is not None and message.migrate_to_chat_id:
+        return message.migrate_to_chat_id
+    return getattr(getattr(update, "effective_chat", None), "id", None)
 
 
 # --- sending stored parts ------------------------------------------------------------------
@@ -349,11 +358,24 @@ class TelegramAdapter:
     # --- lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Connect, start receiving updates (webhook if configured, else long polling)."""
+        """Connect, start receiving updates (webhook if configured, else long polling).
+
+        Raises Transient while the Bot API cannot be reached (the caller tries again), and
+        SettingsError when it refuses the token.
+        """
         try:
-            await self.app.initialize()
+            await self._connect()
         except InvalidToken:  # its message quotes the token
+            await self.stop()
             raise SettingsError("TELEGRAM_TOKEN was refused by the Bot API") from None
+        except TelegramError as exc:
+            await self.stop()  # back to the start, for the next attempt
+            if isinstance(failure := send_failure(exc), Transient):
+                raise failure from exc
+            raise
+
+    async def _connect(self) -> None:
+        await self.app.initialize()
         await self.app.start()
         url = self.settings.telegram_webhook_url
         if url:

@@ -189,12 +189,13 @@ def note_unknown_outcome(session: Session, delivery_id: int, seq: int) -> int:
         .where(DeliveryPart.delivery_id == delivery_id, DeliveryPart.seq == seq)
         .values(unknown_outcomes=DeliveryPart.unknown_outcomes + 1)
     )
-    session.commit()
-    return session.execute(
+    count = session.execute(
         select(DeliveryPart.unknown_outcomes).where(
             DeliveryPart.delivery_id == delivery_id, DeliveryPart.seq == seq
         )
     ).scalar_one()
+    session.commit()
+    return count
 
 
 def mark_part_failed(session: Session, delivery_id: int, seq: int, *, error: str) -> None:

@@ -345,10 +345,11 @@ class FakeDiscord:
         heartbeat_interval_ms: int = 41_250,
         interaction_deadline: float | None = 3.0,
         host: str = "127.0.0.1",
+        port: int = 0,
     ) -> None:
         self.world = world or default_world(token)
         self.host = host
-        self.port = 0
+        self.port = port  # 0: a free one, chosen on start
         self.make_id = Snowflakes()
         self.log = EventLog(clock)
         self.gateway = Gateway(self.world, self.log, heartbeat_interval_ms=heartbeat_interval_ms)
@@ -371,7 +372,8 @@ class FakeDiscord:
         app.add_routes([web.get("/gateway", self.gateway.handle)])
         app.add_routes([web.get("/gateway/resume", self.gateway.handle)])
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.bind((self.host, 0))
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((self.host, self.port))
         self.port = listener.getsockname()[1]
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()

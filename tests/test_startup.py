@@ -1,0 +1,96 @@
+"""Starting while a chat platform cannot be reached: the bot says so, keeps trying with backoff
+and serves once the platform answers; it does not exit. (A refused token, which no retry
+mends, stops it in one line: see test_secrets.)"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from datetime import timedelta
+
+import pytest
+
+from bot.app import build_app
+from bot.runner import Runtime
+from bot.settings import load_settings
+from tests.fakes.discord_server import DIGESTS_ID, FakeDiscord, pointing_discord_py
+from tests.fakes.telegram_server import FakeTelegram
+from tests.test_outage import MONDAY_9, Clock, seed
+from tests.waiting import wait_until
+
+CHAT = 4_000_000  # one of the chats `seed` makes follow a topic
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def brief(seconds: float) -> None:
+    await asyncio.sleep(min(seconds, 0.05))  # backoff waits, shortened
+
+
+def platform_settings(platform: str, port: int) -> dict:
+    if platform == "telegram":
+        url = f"http://127.0.0.1:{port}"
+        return {"telegram_token": "123456:TEST-token", "telegram_api_url": url}
+    return {
+        "discord_token": "fake-bot-token",
+        "discord_api_url": f"http://127.0.0.1:{port}/api/v10",
+        "discord_gateway_url": f"ws://127.0.0.1:{port}/gateway",
+    }
+
+
+async def serve_platform(platform: str, port: int):
+    fake = FakeTelegram(flood=None) if platform == "telegram" else FakeDiscord(port=port)
+    if platform == "telegram":
+        await fake.start(port)
+        fake.add_chat(CHAT, type="private")
+    else:
+        await fake.start()
+    return fake
+
+
+def ours(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "digestbot"]
+
+
+def received(platform: str, fake) -> int:
+    return len(fake.sent(CHAT) if platform == "telegram" else fake.messages(DIGESTS_ID))
+
+
+@pytest.mark.parametrize("platform", ["telegram", "discord"])
+async def test_a_platform_unreachable_at_start_is_retried_until_it_answers(
+    sqlite_url, platform, caplog
+):
+    port = free_port()
+    settings = load_settings(
+        database_url=sqlite_url, telegram_polling=False, **platform_settings(platform, port)
+    )
+    app = build_app(settings)
+    clock = Clock(MONDAY_9 + timedelta(minutes=1))
+    app.sync_catalog(now=clock())
+    seed(app, MONDAY_9 - timedelta(days=3))
+    with pointing_discord_py(settings.discord_api_url, settings.discord_gateway_url):
+        runtime = Runtime(app, clock=clock, sleep=brief)
+        try:
+            with caplog.at_level(logging.WARNING, logger="digestbot"):
+                await asyncio.wait_for(runtime.start(), 10)  # returns: nothing to connect to
+                await runtime.tick()  # plans the digest, which cannot go out yet
+                assert await wait_until(lambda: len(ours(caplog)) >= 2, 5)
+            assert platform not in runtime.dispatcher.senders
+            fake = await serve_platform(platform, port)
+            try:
+                assert await wait_until(lambda: platform in runtime.dispatcher.senders, 15)
+                await runtime.tick()
+                assert received(platform, fake) >= 1
+            finally:
+                await runtime.stop()
+                await fake.stop()
+        finally:
+            app.close()
+    said = ours(caplog)
+    assert said[0].startswith(f"{platform}: cannot connect (") and "retrying" in said[0]
+    assert any(line.startswith(f"{platform}: still cannot connect") for line in said[1:])
