@@ -77,7 +77,11 @@ async def broadcast(chats: int, delay: float, timeout: float, scale: float) -> t
             )
             commands = CommandService(session_factory, Catalog.load(), clock=lambda: NOW)
             services = BotServices(commands, dispatcher, session_factory, lambda: NOW)
-            settings = Settings(telegram_token=SecretStr(tg.token), telegram_api_url=tg.base_url)
+            settings = Settings(
+                telegram_token=SecretStr(tg.token),
+                telegram_api_url=tg.base_url,
+                telegram_polling=False,
+            )
             adapter = TelegramAdapter(settings, services, send_timeout=timeout * scale)
             dispatcher.senders[adapter.platform] = adapter.sender
             await adapter.start()

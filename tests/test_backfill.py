@@ -324,7 +324,7 @@ async def test_when_every_page_arrives_cut_short_nothing_is_lost_silently(
     assert 30 <= stored < 37 and report.new == report.read == stored and not report.skipped
     assert [gap.where[:16] for gap in report.missing] == ["2026-05-04 00:00", "2026-05-05 00:00"]
     arrivals = [request.arrived for request in arxiv.requests]
-    assert min(b - a for a, b in pairwise(arrivals)) >= 3.0  # asked again just as politely
+    assert min(b - a for a, b in pairwise(arrivals)) >= 3.0 - 1e-9  # asked again as politely
     arxiv.stop_failing()
     first_run = len(arxiv.requests)
 
