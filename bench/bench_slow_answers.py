@@ -34,9 +34,9 @@ from bot.settings import Settings
 from digests.catalog import Catalog
 from digests.commands import CommandService
 from digests.delivery import SEND_TIMEOUT, Dispatcher
-from digests.store import channels, deliveries
 from digests.store.engine import open_engine, upgrade_schema
 from tests.fakes.telegram_server import FakeTelegram, sent_text
+from tests.queued import queue_digests
 
 logging.disable(logging.WARNING)  # the parts taken as sent are counted, not logged
 
@@ -54,20 +54,7 @@ async def broadcast(chats: int, delay: float, timeout: float, scale: float) -> t
             return Session(engine, expire_on_commit=False)
 
         chat_ids = [6_000_000 + n for n in range(chats)]
-        with session_factory() as session:
-            for chat in chat_ids:
-                channel = channels.get_or_create_channel(
-                    session, platform="telegram", chat_id=str(chat), now=NOW
-                )
-                deliveries.enqueue(
-                    session,
-                    channel_id=channel.id,
-                    kind="weekly",
-                    period_key="w",
-                    parts=PARTS,
-                    now=NOW,
-                )
-            session.commit()
+        queue_digests(engine, chat_ids, PARTS, now=NOW)
         async with FakeTelegram(flood=None) as tg:
             for chat in chat_ids:
                 tg.add_chat(chat, type="private")

@@ -21,7 +21,6 @@ from bot.app import build_app
 from bot.runner import Runtime
 from bot.settings import load_settings
 from digests.ingest import ingest_records
-from digests.papers import PaperRecord
 from digests.store import channels, repo
 from digests.store.models import Channel, Delivery, DeliveryPart
 from tests.fakes.discord_server import (
@@ -31,6 +30,7 @@ from tests.fakes.discord_server import (
     pointing_discord_py,
 )
 from tests.fakes.telegram_server import FakeTelegram, sent_text
+from tests.test_runtime import Clock, paper
 
 MONDAY_9 = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)  # every channel's digest is due then
 OUTAGE = (MONDAY_9 - timedelta(minutes=1), MONDAY_9 + timedelta(minutes=9))
@@ -39,32 +39,13 @@ DISCORD_CHANNELS = [DIGESTS_ID, GENERAL_ID]
 TICK = timedelta(seconds=15)
 
 
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 async def no_wait(seconds: float) -> None:
     await asyncio.sleep(0)  # the clock moves by ticks alone
 
 
 def seed(app, now: datetime) -> None:
     """A week of papers on RL for LLM Agents, and every chat following that topic."""
-    records = [
-        PaperRecord(
-            arxiv_id=f"2609.{n:05d}",
-            version=1,
-            title=f"Reinforcement learning for LLM agents, study {n}",
-            abstract="We train large language model agents with reinforcement learning.",
-            authors=("Ada Lovelace",),
-            categories=("cs.LG",),
-            published=now - timedelta(days=1),
-        )
-        for n in range(1, 9)
-    ]
+    records = [paper(n, now - timedelta(days=1)) for n in range(1, 9)]
     chats = [("telegram", str(c)) for c in TELEGRAM_CHATS]
     chats += [("discord", str(c)) for c in DISCORD_CHANNELS]
     with app.session() as session:

@@ -16,9 +16,9 @@ from sqlmodel import Session
 
 from digests.catalog import Catalog
 from digests.delivery import SEND_TIMEOUT, DrainReport
-from digests.store import channels, deliveries
 from digests.store.models import DeliveryPart
 from tests.fakes.telegram_server import FakeTelegram, sent_text
+from tests.queued import queue_digests
 from tests.test_telegram import NOW, WAIT, start_bot
 
 SCALE = 1 / 40
@@ -42,20 +42,7 @@ async def broadcast(engine: Engine, catalog: Catalog, answer_after: float):
             telegram, engine, catalog, send_timeout=SEND_TIMEOUT * SCALE
         )
         services.dispatcher.backoff_base = SCALE
-        with Session(engine) as session:
-            for chat in CHATS:
-                channel = channels.get_or_create_channel(
-                    session, platform="telegram", chat_id=str(chat), now=NOW
-                )
-                deliveries.enqueue(
-                    session,
-                    channel_id=channel.id,
-                    kind="weekly",
-                    period_key="w",
-                    parts=PARTS,
-                    now=NOW,
-                )
-            session.commit()
+        queue_digests(engine, CHATS, PARTS, now=NOW)
         try:
             report = await asyncio.wait_for(services.dispatcher.drain(), 30)
         finally:
