@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from digests.due import last_occurrence
+from digests.retag import retag_status
 from digests.store import deliveries
 from digests.store.lease import holder_of
 from digests.store.models import Channel, Delivery, Follow, IngestState, Paper, PaperTopic
@@ -25,6 +26,8 @@ class Status:
     paused: list[tuple[str, str, str]] = field(default_factory=list)  # platform, chat, reason
     next_due: list[tuple[datetime, int]] = field(default_factory=list)  # when, channels
     scheduler: str | None = None
+    # While stored papers are re-tagged after a tagger change: (papers done, of how many).
+    retagging: tuple[int, int] | None = None
 
     def to_json(self) -> dict:
         data = asdict(self)
@@ -46,6 +49,9 @@ class Status:
         ]
         lines += [f"  paused {p} {chat}: {reason}" for p, chat, reason in self.paused[:10]]
         lines.append(f"scheduler: {self.scheduler or 'no replica holds the lease'}")
+        if self.retagging:
+            done, total = self.retagging
+            lines.append(f"re-tagging after a tagger change: {done:,} of {total:,} papers")
         lines.append("next digests due:" if self.next_due else "next digests due: none")
         lines += [
             f"  {at.isoformat(timespec='minutes')}: {n:,} channel(s)" for at, n in self.next_due
@@ -73,7 +79,18 @@ def read_status(session: Session, *, now: datetime, upcoming: int = 5) -> Status
         paused=[tuple(row) for row in paused],
         next_due=next_due(session, now=now, limit=upcoming),
         scheduler=holder_of(session, "scheduler", now=now),
+        retagging=_retagging(session),
     )
+
+
+def _retagging(session: Session) -> tuple[int, int] | None:
+    status = retag_status(session)
+    if status is None or not status.pending:
+        return None
+    done = session.execute(
+        select(func.count()).select_from(Paper).where(Paper.id <= status.after_id)
+    ).scalar_one()
+    return done, _count(session, select(func.count()).select_from(Paper))
 
 
 def next_due(session: Session, *, now: datetime, limit: int) -> list[tuple[datetime, int]]:

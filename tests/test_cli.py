@@ -23,6 +23,9 @@ COMMANDS = [
     "preview",
     "spikes",
     "status",
+    "tag",
+    "eval",
+    "retag",
     "db",
 ]
 
