@@ -45,13 +45,6 @@ def jsonl_line(arxiv_id: str, title: str, published: str, **extra) -> str:
 
 
 @pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) -> str:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DATABASE_URL", database_url)
-    return database_url
-
-
-@pytest.fixture
 def papers_file(tmp_path: Path) -> Path:
     path = tmp_path / "papers.jsonl"
     lines = [

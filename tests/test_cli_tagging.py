@@ -21,13 +21,6 @@ from tests.test_cli import jsonl_line
 
 
 @pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) -> str:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DATABASE_URL", database_url)
-    return database_url
-
-
-@pytest.fixture
 def papers_file(tmp_path: Path) -> Path:
     lines = [
         jsonl_line(
