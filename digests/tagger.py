@@ -36,6 +36,7 @@ model reads the paper's terms only when a modelled topic is a candidate.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import heapq
 import itertools
@@ -98,7 +99,7 @@ class Tagger:
     ) -> None:
         """`model`: the learned tier, used for the topics whose rules it was trained with; by
         default the shipped one, None for the rules alone."""
-        if model == SHIPPED:
+        if isinstance(model, str):
             model = TopicModel.shipped()
         if not 0 < threshold < 1:
             raise ValueError(f"threshold must be between 0 and 1, not {threshold!r}")
@@ -117,7 +118,7 @@ class Tagger:
         self._rule_tags: list[dict[int, _CachedTag]] = [{} for _ in self._slugs]
         self._rollup_tags: list[dict[float, _CachedTag]] = [{} for _ in self._slugs]
 
-    @property
+    @functools.cached_property
     def version(self) -> str:
         """Changes with any rule, the model or a threshold; tags of another version are stale."""
         model = self._model.digest if self._model is not None else "no model"
