@@ -35,7 +35,14 @@ from digests.tagger import Tagger  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "data" / "arxiv-real" / "ai-2025.jsonl.gz"
 # What decides a paper's tags: a change to any of these builds a new store.
-TAGGING_CODE = ("digests/tagger.py", "digests/catalog.py", "digests/data/topics.toml")
+TAGGING_CODE = (
+    "digests/tagger.py",
+    "digests/catalog.py",
+    "digests/data/topics.toml",
+    "digests/topic_model.py",
+    "digests/text_features.py",
+    "digests/data/topic_model.json.gz",
+)
 BATCH = 2_000
 BUILT_AT = datetime(2026, 1, 1, tzinfo=UTC)  # `now` of the ingest: the tagging time stored
 

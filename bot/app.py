@@ -13,6 +13,7 @@ from bot.arxiv import ArxivClient
 from bot.settings import Settings
 from digests.catalog import Catalog
 from digests.ingest import sync_catalog
+from digests.retag import RetagStatus
 from digests.store.engine import open_engine, upgrade_schema
 from digests.tagger import Tagger
 
@@ -44,12 +45,13 @@ class App:
             user_agent=user_agent(settings.arxiv_contact),
         )
 
-    def sync_catalog(self, *, now: datetime) -> int:
-        """Store the catalog's topics, re-tagging stored papers if rules changed."""
+    def sync_catalog(self, *, now: datetime) -> RetagStatus:
+        """Store the catalog's topics; when the tagger changed, a re-tag run starts (the
+        scheduler works through it, `digestbot retag` finishes it at once)."""
         with self.session() as session:
-            added = sync_catalog(session, catalog=self.catalog, tagger=self.tagger, now=now)
+            status = sync_catalog(session, catalog=self.catalog, tagger=self.tagger, now=now)
             session.commit()
-        return added
+        return status
 
     def close(self) -> None:
         self.engine.dispose()
@@ -63,10 +65,11 @@ def build_app(
 ) -> App:
     """Open the database (applying migrations), load the catalog and the tagger.
 
-    Raises `DatabaseUnavailable` or `CatalogError` with one-line messages.
+    Raises `DatabaseUnavailable`, `CatalogError` or `ModelError` with one-line messages.
     """
     catalog = Catalog.load(settings.topics_file)
+    tagger = Tagger(catalog)
     engine = open_engine(settings.database_url)
     if migrate:
         upgrade_schema(engine)
-    return App(settings, engine, catalog, Tagger(catalog), arxiv_transport)
+    return App(settings, engine, catalog, tagger, arxiv_transport)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gzip
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -21,6 +22,7 @@ from digests.render_text import clean_text, render_momentum, render_text
 from digests.reports import build_digest, topic_momenta
 from digests.store.engine import DatabaseUnavailable
 from digests.store.instance import InstanceInUse
+from digests.topic_model import ModelError
 
 EXIT_USAGE = 2
 
@@ -48,6 +50,9 @@ def _positive_days(text: str) -> int:
     return int(text)
 
 
+_FILE_HELP = "arXiv API Atom, RSS/Atom listing or JSON Lines (may be gzipped)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="digestbot",
@@ -60,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--once", action="store_true", help="one ingest and one digest, then exit")
 
     ingest = commands.add_parser("ingest", help="ingest today's arXiv listings, or a file")
-    ingest.add_argument("--file", type=Path, help="arXiv API Atom, RSS/Atom listing or JSON Lines")
+    ingest.add_argument("--file", type=Path, help=_FILE_HELP)
 
     backfill = commands.add_parser("backfill", help="fetch the last N days from the arXiv API")
     backfill.add_argument("--days", type=_positive_days, required=True)
@@ -90,6 +95,21 @@ def build_parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", help="last ingest, queue, paused channels, next digests")
     status.add_argument("--json", action="store_true", help="machine-readable output")
 
+    tag = commands.add_parser("tag", help="tag the papers of a file without storing them")
+    tag.add_argument("--file", type=Path, required=True, metavar="PATH", help=_FILE_HELP)
+    tag.add_argument("--json", action="store_true", help="one JSON object per paper")
+
+    evaluation = commands.add_parser("eval", help="precision and recall on a judged gold set")
+    evaluation.add_argument("gold", type=Path, metavar="GOLD", help="gold file (JSON Lines)")
+    evaluation.add_argument(
+        "--split", choices=("all", "dev", "test"), default="all", help="papers to score"
+    )
+    evaluation.add_argument("--worst", type=int, default=20, metavar="N", help="errors shown")
+    evaluation.add_argument("--json", action="store_true", help="machine-readable output")
+
+    retag = commands.add_parser("retag", help="re-tag every stored paper now, per-topic changes")
+    retag.add_argument("--quiet", action="store_true", help="no progress lines")
+
     sending = commands.add_parser("deliveries", help="digests and alerts that failed to go out")
     sending_commands = sending.add_subparsers(dest="deliveries_command", metavar="ACTION")
     sending_commands.required = True
@@ -113,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings()
         redact = Redactor(settings.secrets())
         return HANDLERS[args.command](settings, args)
-    except (SettingsError, CatalogError) as exc:
+    except (SettingsError, CatalogError, ModelError) as exc:
         _fail(redact(f"configuration: {exc}"))
         return EXIT_USAGE
     except (DatabaseUnavailable, InstanceInUse) as exc:
@@ -136,7 +156,11 @@ def _now() -> datetime:
 
 def _with_app(settings: Settings) -> App:
     app = build_app(settings)
-    app.sync_catalog(now=_now())
+    if app.sync_catalog(now=_now()).pending:
+        _fail(
+            "note: the tagger changed and stored papers are being re-tagged; "
+            "`digestbot retag` finishes it now"
+        )
     return app
 
 
@@ -173,11 +197,17 @@ def cmd_ingest(settings: Settings, args: argparse.Namespace) -> int:
     return 0 if report.read == 0 or report.read > len(report.skipped) else 1
 
 
-def ingest_file(app: App, path: Path, *, now: datetime) -> IngestReport:
+def read_document(path: Path) -> bytes:
+    """The file's bytes, gunzipped when it is gzip (arXiv dumps and corpora often are)."""
     try:
         data = path.read_bytes()
-    except OSError as exc:
-        raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+    except (OSError, EOFError) as exc:
+        raise CommandError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def ingest_file(app: App, path: Path, *, now: datetime) -> IngestReport:
+    data = read_document(path)
     try:
         parsed = parse_document(data, name=str(path))
     except FeedError as exc:
@@ -360,6 +390,24 @@ def cmd_demo(settings: Settings, args: argparse.Namespace) -> int:
     return run_demo(settings)
 
 
+def cmd_tag(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.cli_tagging import cmd_tag
+
+    return cmd_tag(settings, args)
+
+
+def cmd_eval(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.cli_tagging import cmd_eval
+
+    return cmd_eval(settings, args)
+
+
+def cmd_retag(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.cli_tagging import cmd_retag
+
+    return cmd_retag(settings, args)
+
+
 def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
     from bot.arxiv import ArxivUnavailable
     from bot.runner import run
@@ -380,6 +428,9 @@ HANDLERS: dict[str, Callable[[Settings, argparse.Namespace], int]] = {
     "preview": cmd_preview,
     "spikes": cmd_spikes,
     "status": cmd_status,
+    "tag": cmd_tag,
+    "eval": cmd_eval,
+    "retag": cmd_retag,
     "deliveries": cmd_deliveries,
     "db": cmd_db,
 }

@@ -5,6 +5,9 @@ Jobs (times are arXiv's and each channel's own):
   catch-up; then instant follows and the spike scan;
 - tick (every minute): renew the scheduler lease; the leader plans due digests and alerts;
 - drain (every 15 s, on every replica): send stored deliveries;
+- retag (every 15 s, on the leader, while a run is under way): re-tag stored papers after
+  the tagger changed, batch by batch for up to 5 s, in a worker thread, never beside an
+  ingest;
 - housekeeping (daily): forget finished deliveries older than 90 days.
 Without a chat token the digests go to the terminal (standard output).
 """
@@ -16,6 +19,7 @@ import itertools
 import logging
 import signal
 import socket
+import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
@@ -46,6 +50,7 @@ from digests.dispatch import (
 )
 from digests.render_text import period_text, render_text
 from digests.reports import build_digest
+from digests.retag import retag_batch
 from digests.retry import backoff_delay
 from digests.store import channels, deliveries, repo
 from digests.store import lease as leases
@@ -60,6 +65,7 @@ LEASE_NAME = "scheduler"
 # Failures with a one-line explanation of their own, reported by the command line.
 EXPLAINED = (ArxivUnavailable, SettingsError, InstanceInUse)
 SHUTDOWN_SECONDS = 8.0
+RETAG_SLICE = 5.0  # seconds of re-tagging per scheduler tick
 CONNECT_BACKOFF_CAP = 300.0  # seconds between attempts to reach a platform, at most
 
 
@@ -102,6 +108,7 @@ class Runtime:
         self.metrics = Metrics()
         self._ingest_lock = asyncio.Lock()
         self._tick_lock = asyncio.Lock()
+        self._retag_done = False
         self._swept: set[str] = set()  # kinds whose every schedule this leader has looked at
         self._connecting: list[asyncio.Task] = []  # platforms tried again after a failed start
         self.sleep = sleep
@@ -279,6 +286,29 @@ class Runtime:
         if report.parts_sent or report.failed or report.paused:
             log.info("delivery: %s", report)
 
+    async def retag(self) -> None:
+        """Batches of a re-tag run (after the tagger changed), for up to RETAG_SLICE seconds;
+        the leader's job. Each batch holds the ingest lock alone, so an ingest waits for one
+        batch at most."""
+        if not self.is_leader or self._retag_done:
+            return
+        started = time.monotonic()
+        while time.monotonic() - started < RETAG_SLICE:
+            async with self._ingest_lock:  # one writer of tags at a time
+                status = await asyncio.to_thread(self._retag_batch)
+            if status is None or not status.pending:
+                self._retag_done = True
+                if status is not None:
+                    changed = sum(1 for pair in status.changes.values() if any(pair))
+                    log.info("re-tagging done: %d topics changed (see digestbot retag)", changed)
+                return
+
+    def _retag_batch(self):
+        with self.app.session() as session:
+            status = retag_batch(session, self.app.tagger, now=self.clock())
+            session.commit()
+        return status
+
     def housekeeping(self) -> None:
         with self.app.session() as session:
             removed = deliveries.forget_finished(session, before=self.clock() - timedelta(days=90))
@@ -314,6 +344,14 @@ class Runtime:
             coalesce=True,
             max_instances=1,
             next_run_time=first + timedelta(seconds=1),
+        )
+        scheduler.add_job(
+            self.retag,
+            every,
+            id="retag",
+            coalesce=True,
+            max_instances=1,
+            next_run_time=first + timedelta(seconds=2),
         )
         scheduler.add_job(
             self.housekeeping,
@@ -463,18 +501,23 @@ def follow_on_terminal(app: App, *, now: datetime) -> None:
         session.commit()
 
 
+def sync_catalog(app: App) -> None:
+    if app.sync_catalog(now=datetime.now(UTC)).pending:
+        log.info("the tagger changed: stored papers are re-tagged in the background")
+
+
 def run(settings: Settings, *, once: bool = False) -> int:
     configure_logging(settings)
     app = build_app(settings)
     try:
         if once:
-            app.sync_catalog(now=datetime.now(UTC))
+            sync_catalog(app)
             runtime = Runtime(app, adapters=[TerminalAdapter()])
             follow_on_terminal(app, now=runtime.clock())
             asyncio.run(run_once(runtime))
             return 0
         with hold_instance(app.engine, instance_name(settings)):
-            app.sync_catalog(now=datetime.now(UTC))
+            sync_catalog(app)
             runtime = Runtime(app)
             if runtime.platforms == ["terminal"]:
                 follow_on_terminal(app, now=runtime.clock())

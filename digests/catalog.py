@@ -37,7 +37,17 @@ _NON_WORD = re.compile(r"[\W_]+")
 _ASCII_SEPARATORS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
 
 _REQUIRED = ("slug", "name", "description")
-_LISTS = ("parents", "aliases", "phrases", "patterns", "exclude", "exclude_patterns", "categories")
+_LISTS = (
+    "parents",
+    "aliases",
+    "phrases",
+    "acronyms",
+    "patterns",
+    "exclude",
+    "exclude_patterns",
+    "categories",
+    "field_categories",
+)
 _KNOWN_KEYS = frozenset((*_REQUIRED, *_LISTS, "all_of"))
 
 _MAX_QUERY = 200  # longer queries are not topic names; refuse them without fuzzy work
@@ -82,6 +92,8 @@ class TopicDef:
     exclude: tuple[str, ...] = ()
     exclude_patterns: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
+    acronyms: tuple[str, ...] = ()
+    field_categories: tuple[str, ...] = ()
 
     def rules_hash(self) -> str:
         """sha256 over everything that decides which papers get this topic."""
@@ -94,6 +106,11 @@ class TopicDef:
             "exclude_patterns": sorted(self.exclude_patterns),
             "categories": sorted(self.categories),
         }
+        # Added later: left out while empty, so that older topics keep their hash.
+        if self.acronyms:
+            rules["acronyms"] = sorted(self.acronyms)
+        if self.field_categories:
+            rules["field_categories"] = sorted(self.field_categories)
         encoded = json.dumps(rules, sort_keys=True, ensure_ascii=False).encode()
         return hashlib.sha256(encoded).hexdigest()
 
@@ -387,7 +404,7 @@ def _check_rules(topic: TopicDef, where: str) -> None:
         raise CatalogError(f"{where}: needs at least one of phrases, patterns, all_of")
     if any(not group for group in topic.all_of):
         raise CatalogError(f"{where}: an all_of group is empty")
-    items = [*topic.phrases, *topic.exclude]
+    items = [*topic.phrases, *topic.acronyms, *topic.exclude]
     items += [item for group in topic.all_of for item in group if not item.startswith("@")]
     for phrase in items:
         if not normalize(phrase):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -13,8 +13,9 @@ from digests.catalog import Catalog, UnknownTopic
 from digests.feeds import ParsedFeed, Skip
 from digests.first_versions import date_listed, ids_to_look_up, undated
 from digests.papers import PaperRecord
+from digests.retag import RetagStatus, note_tagger
 from digests.store import repo
-from digests.tagger import Tagger
+from digests.tagger import Tagger, TagScore
 
 NOTHING_ANNOUNCED = "no new announcements (arXiv announces none on weekends and holidays)"
 
@@ -79,33 +80,29 @@ class IngestReport:
         return "\n".join(lines)
 
 
-def sync_catalog(session: Session, *, catalog: Catalog, tagger: Tagger, now: datetime) -> int:
-    """Store the catalog's topics and re-tag stored papers when any rule changed.
-
-    Returns the number of tags added by the re-tagging (0 when nothing changed).
-    """
-    changed = repo.sync_topics(session, catalog.topics)
-    if not changed:
-        return 0
-    topic_ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
-    added = 0
-    for rows in repo.iter_papers_for_tagging(session):
-        tags = {
-            row.id: _rule_tags(tagger, topic_ids, row.title, row.abstract, row.categories)
-            for row in rows
-        }
-        added += repo.write_tags(session, tags, {row.id: row.published_on for row in rows}, now=now)
-    return added
+def sync_catalog(
+    session: Session, *, catalog: Catalog, tagger: Tagger, now: datetime
+) -> RetagStatus:
+    """Store the catalog's topics; when the tagger changed, start re-tagging stored papers
+    in the background (`digests.retag`)."""
+    repo.sync_topics(session, catalog.topics)
+    return note_tagger(session, tagger, now=now)
 
 
-def _rule_tags(
-    tagger: Tagger, topic_ids: dict[str, int], title: str, abstract: str, categories
-) -> list[tuple[int, float, str]]:
-    return [
-        (topic_ids[tag.slug], tag.score, tag.source)
-        for tag in tagger.tag(title, abstract, categories)
-        if tag.slug in topic_ids
-    ]
+def record_tags(
+    tagger: Tagger, catalog: Catalog, records: Sequence[PaperRecord]
+) -> tuple[list[list[TagScore]], list[Skip]]:
+    """Every tag each record is stored with, best first: the tagger's, and the record's
+    upstream topics (score 1.0) that the catalog knows; plus a warning per unknown one."""
+    tagged = tagger.tag_many([(r.title, r.abstract, r.categories) for r in records])
+    warnings: list[Skip] = []
+    for tags, record in zip(tagged, records, strict=True):
+        for name in record.upstream_topics:
+            try:
+                tags.append(TagScore(catalog.resolve(name).slug, 1.0, "upstream"))
+            except UnknownTopic as exc:
+                warnings.append(Skip(record.arxiv_id, f"upstream topic ignored: {exc}"))
+    return tagged, warnings
 
 
 def listing_ids_to_look_up(session: Session, records: Iterable[PaperRecord]) -> list[str]:
@@ -142,30 +139,15 @@ def ingest_records(
     report.updated, report.unchanged = len(result.updated), result.unchanged
     report.superseded = result.superseded
     topic_ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
-    tags: dict[int, list[tuple[int, float, str]]] = {}
-    published_on = {}
-    for paper_id, record in (result.new | result.updated).items():
-        paper_tags = _rule_tags(tagger, topic_ids, record.title, record.abstract, record.categories)
-        paper_tags += _upstream_tags(catalog, topic_ids, record, report)
-        tags[paper_id] = paper_tags
-        published_on[paper_id] = record.first_version_date
+    changed = result.new | result.updated
+    tagged, report.warnings = record_tags(tagger, catalog, list(changed.values()))
+    tags = {
+        paper_id: [(topic_ids[t.slug], t.score, t.source) for t in paper if t.slug in topic_ids]
+        for paper_id, paper in zip(changed, tagged, strict=True)
+    }
+    published_on = {paper_id: record.first_version_date for paper_id, record in changed.items()}
     report.tags_added = repo.write_tags(session, tags, published_on, now=now)
     return report
-
-
-def _upstream_tags(
-    catalog: Catalog, topic_ids: dict[str, int], record: PaperRecord, report: IngestReport
-) -> list[tuple[int, float, str]]:
-    tags = []
-    for name in record.upstream_topics:
-        try:
-            topic = catalog.resolve(name)
-        except UnknownTopic as exc:
-            report.warnings.append(Skip(record.arxiv_id, f"upstream topic ignored: {exc}"))
-            continue
-        if topic.slug in topic_ids:
-            tags.append((topic_ids[topic.slug], 1.0, "upstream"))
-    return tags
 
 
 def ingest_parsed(

@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 from sqlmodel import Session
 
 from digests.due import last_occurrence
+from digests.retag import retag_status
 from digests.store import deliveries
 from digests.store.lease import holder_of
 from digests.store.models import Channel, Delivery, Follow, IngestState, Paper, PaperTopic
@@ -27,6 +28,8 @@ class Status:
     failures: list[tuple[str, str, str, str, str]] = field(default_factory=list)
     next_due: list[tuple[datetime, int]] = field(default_factory=list)  # when, channels
     scheduler: str | None = None
+    # While stored papers are re-tagged after a tagger change: (papers done, of how many).
+    retagging: tuple[int, int] | None = None
 
     def to_json(self) -> dict:
         data = asdict(self)
@@ -56,6 +59,9 @@ class Status:
         lines.append(f"channels: {self.channels:,} ({len(self.paused)} paused)")
         lines += [f"  paused {p} {chat}: {reason}" for p, chat, reason in self.paused[:10]]
         lines.append(f"scheduler: {self.scheduler or 'no replica holds the lease'}")
+        if self.retagging:
+            done, total = self.retagging
+            lines.append(f"re-tagging after a tagger change: {done:,} of {total:,} papers")
         lines.append("next digests due:" if self.next_due else "next digests due: none")
         lines += [
             f"  {at.isoformat(timespec='minutes')}: {n:,} channel(s)" for at, n in self.next_due
@@ -84,7 +90,18 @@ def read_status(session: Session, *, now: datetime, upcoming: int = 5) -> Status
         failures=deliveries.recent_failures(session, limit=10),
         next_due=next_due(session, now=now, limit=upcoming),
         scheduler=holder_of(session, "scheduler", now=now),
+        retagging=_retagging(session),
     )
+
+
+def _retagging(session: Session) -> tuple[int, int] | None:
+    status = retag_status(session)
+    if status is None or not status.pending:
+        return None
+    done = session.execute(
+        select(func.count()).select_from(Paper).where(Paper.id <= status.after_id)
+    ).scalar_one()
+    return done, _count(session, select(func.count()).select_from(Paper))
 
 
 def next_due(session: Session, *, now: datetime, limit: int) -> list[tuple[datetime, int]]:

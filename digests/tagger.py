@@ -1,61 +1,106 @@
 """Tag papers with catalog topics from their title, abstract and arXiv categories.
 
-Scoring. Every phrase or pattern found is one piece of evidence, weighing 1.0 when it occurs
-in the title and 0.4 when it occurs in the abstract (both: 1.4). A topic's strength is the sum
-of the evidence for its own phrases and patterns, or, when larger, the strength of its
-`all_of` groups taken together, which is that of the weakest group. A group is as strong as
-the summed evidence of its phrases, or as its strongest "@slug": that topic's own strength,
-or the strongest phrase/pattern match among the topic and its descendants. The score is
-1 - exp(-strength): 0.63 for a title hit, 0.33 for a single abstract mention. Topics at or
-above the threshold (0.3) become "rules" tags unless an exclude or a category gate vetoes
-them; then every ancestor of a tag is tagged too ("rollup", 0.8 of the child's score per
-level) unless it has a "rules" tag of its own.
+Two tiers. The rules (this module) find every topic a paper may be about; for the topics the
+learned tier knows (`digests.topic_model`), a per-topic model trained on judged real papers
+then decides, with a calibrated probability as the score. Topics without a model are decided
+by the rules' own score and threshold.
+
+Rules. Every phrase or pattern found is one piece of evidence, weighing 1.0 when it occurs in
+the title and 0.4 when it occurs in the abstract (both: 1.4). A paper listed in one of a topic's
+`field_categories` (cs.CV for Computer Vision) has evidence as strong as a title hit for that
+topic alone, never for its children. An acronym ("RL", "ASR") counts only when other evidence
+for its topic or one of the topic's descendants is present, so "RL" meaning radio-loud or "ASR"
+meaning attack success rate is no evidence. A topic's strength is the sum of the evidence for
+its own phrases and patterns, or, when larger, the strength of its `all_of` groups taken
+together, which is that of the weakest group. A group is as strong as the summed evidence of
+its phrases, or as its strongest "@slug": that topic's own strength, or the strongest
+phrase/pattern match among the topic and its descendants. The rules' score is
+1 - exp(-strength): 0.63 for a title hit, 0.33 for a single abstract mention.
+
+Decisions. A topic with any evidence that no exclude or category gate vetoes is a candidate,
+and so is a modelled topic whose descendant is one. A modelled candidate is tagged ("model")
+when its probability reaches the topic's threshold and its gates (broader modelled topics'
+probabilities) reach theirs, all chosen on the gold set's dev split. Any other candidate is
+tagged ("rules") when its rules' score reaches `threshold` (0.5: a title hit or two pieces of
+abstract evidence, since one mention in an abstract is no subject) and every modelled topic
+above it is tagged. Then every ancestor of a tag is tagged too ("rollup", 0.8 of the child's
+score per level) unless it has a tag of its own.
 
 Speed (bench/bench_tagger.py). No regex runs per phrase: the text is split into words once
 and walked through a trie of phrase words (see `_Matcher`); a pattern that starts with a word
 only runs when that word occurs. All-of groups are only evaluated for topics whose narrowest
 group has evidence, in an order where every referenced topic comes first. Weights are added
-as integer units, and each (topic, score) builds its TagScore once, as scores repeat.
+as integer units, and each (topic, score) builds its TagScore once, as scores repeat. The
+model reads the paper's terms only when a modelled topic is a candidate.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import heapq
 import itertools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
-from digests.catalog import Catalog, TopicDef, blank_separators, normalize
+import numpy as np
+
+from digests.catalog import Catalog, TopicDef, normalize
+from digests.text_features import MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS, text_words
+from digests.topic_model import TopicModel
 
 UNIT = 0.2  # evidence is added up in integer units of this weight
 TITLE_UNITS = 5  # a title hit weighs 1.0
 ABSTRACT_UNITS = 2  # an abstract hit weighs 0.4
 ROLLUP_DECAY = 0.8
-MAX_TITLE_CHARS = 2_000
-MAX_ABSTRACT_CHARS = 20_000
+DECISIONS = "2"  # how rules, model and roll-ups combine; part of `Tagger.version`
 
-# Byte -> itself for lowercase letters and digits, the lowercase letter for capitals, else space.
-_ASCII_WORDS = bytes(
-    c + 32 if 65 <= c <= 90 else c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256)
-)
 _LEADING_WORD = re.compile(r"[A-Za-z0-9]+")
 
 _Node = tuple[set[int], dict]  # ids of phrases ending at this word, the words that may follow
 _Group = tuple[int, tuple[int, ...]]  # key of its phrases' total, topics it refers to
 _CachedTag = tuple[int, "TagScore"]  # sort key (score, then slug), the shared tag
+Paper = tuple[str, str, Sequence[str]]  # title, abstract, categories
 
 
 @dataclass(frozen=True, slots=True)
 class TagScore:
     slug: str
     score: float  # 0 < score <= 1
-    source: str  # "rules" for a direct match, "rollup" for a parent reached through a child
+    # "model" when the learned tier decided, "rules" for a direct match decided by the rules,
+    # "rollup" for a parent reached through a child.
+    source: str
+
+
+@dataclass(frozen=True)
+class TagEvidence:
+    """What the tagger saw for one topic of one paper."""
+
+    slug: str
+    rules_score: float | None  # None: no evidence at all, so not even a candidate
+    evidence: list[str]  # "title:phrase" / "abstract:phrase" found for the topic or below it
+    probability: float | None  # the model's, when it decides this topic
+    threshold: float | None
+    terms: list[tuple[str, float]]  # the terms that moved the model most
+
+
+SHIPPED = "shipped"
 
 
 class Tagger:
-    def __init__(self, catalog: Catalog, threshold: float = 0.3) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        threshold: float = 0.5,
+        model: TopicModel | Literal["shipped"] | None = SHIPPED,
+    ) -> None:
+        """`model`: the learned tier, used for the topics whose rules it was trained with; by
+        default the shipped one, None for the rules alone."""
+        if isinstance(model, str):
+            model = TopicModel.shipped()
         if not 0 < threshold < 1:
             raise ValueError(f"threshold must be between 0 and 1, not {threshold!r}")
         self.catalog = catalog
@@ -68,38 +113,154 @@ class Tagger:
         self._index_rules()
         self._index_composites()
         self._index_hierarchy()
-        self._allowed_cache: dict[tuple[str, ...], list[bool]] = {}
+        self._index_model(model)
+        self._allowed_cache: dict[tuple[str, ...], tuple[list[bool], set[int]]] = {}
         self._rule_tags: list[dict[int, _CachedTag]] = [{} for _ in self._slugs]
         self._rollup_tags: list[dict[float, _CachedTag]] = [{} for _ in self._slugs]
 
+    @functools.cached_property
+    def version(self) -> str:
+        """Changes with any rule, the model or a threshold; tags of another version are stale."""
+        model = self._model.digest if self._model is not None else "no model"
+        parts = (DECISIONS, self.catalog.version(), repr(self.threshold), model)
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+    @property
+    def modelled(self) -> list[str]:
+        """Slugs the learned tier decides."""
+        return [self._slugs[topic] for topic in self._model_topics]
+
     def tag(self, title: str, abstract: str, categories: Sequence[str]) -> list[TagScore]:
         """Topics for one paper, best first; odd text, markup and huge inputs are fine."""
-        in_title = self._matcher.find((title or "")[:MAX_TITLE_CHARS])
-        in_abstract = self._matcher.find((abstract or "")[:MAX_ABSTRACT_CHARS])
-        if not in_title and not in_abstract:
-            return []
-        strength, vetoed = self._strengths(in_title, in_abstract)
-        allowed = self._allowed(categories)
-        minimum, gate_of, rule_tags = self._minimum, self._gate_of, self._rule_tags
+        return self.tag_many([(title, abstract, categories)])[0]
+
+    def tag_many(self, papers: Iterable[Paper]) -> list[list[TagScore]]:
+        """Topics for each (title, abstract, categories), in order; the learned tier scores
+        the papers that need it together, which is much faster than one at a time."""
+        prepared = []
+        for title, abstract, categories in papers:
+            words = _words(title, abstract)
+            prepared.append((*words, categories, self._candidates(*words, categories)))
+        column = self._model_column
+        asking = [
+            number
+            for number, (*_, candidates) in enumerate(prepared)
+            if any(column[topic] >= 0 for topic in candidates)
+        ]
+        rows: dict[int, np.ndarray] = {}
+        if asking:
+            scores = self._model.probabilities_many([prepared[n][:3] for n in asking])
+            rows = dict(zip(asking, scores, strict=True))
+        return [
+            self._decide(candidates, rows.get(n)) for n, (*_, candidates) in enumerate(prepared)
+        ]
+
+    def _decide(
+        self, candidates: dict[int, int], probabilities: np.ndarray | None
+    ) -> list[TagScore]:
+        """The tags, from the rules' candidates and the model's probabilities (by column)."""
         ranked: dict[int, TagScore] = {}  # sort key -> tag
-        rules: dict[int, float] = {}
-        for topic, units in strength.items():
-            if units >= minimum and topic not in vetoed:
-                gate = gate_of[topic]
-                if gate < 0 or allowed[gate]:
-                    key, tag = rule_tags[topic].get(units) or self._cache_rule(topic, units)
-                    ranked[key] = tag
-                    rules[topic] = tag.score
+        decided: dict[int, float] = {}
+        column = self._model_column
+        if probabilities is not None:
+            accepted = {}
+            for topic in candidates:
+                if column[topic] >= 0:
+                    probability = float(probabilities[column[topic]])
+                    if probability >= self._model_threshold[topic]:
+                        accepted[topic] = probability
+            for topic, probability in accepted.items():
+                # A narrow topic needs its broader gates: no RL for LLM Agents in a paper the
+                # RL model rules out.
+                if any(probabilities[gate] < level for gate, level in self._model_gates[topic]):
+                    continue
+                tag = TagScore(self._slugs[topic], round(probability, 4), "model")
+                ranked[self._sort_key(topic, tag.score)] = tag
+                decided[topic] = tag.score
+        # The rules alone never tag a paper into a subtree whose modelled root the model
+        # turned down: "exploration" in an LLM paper is no RL Exploration if it is no RL.
+        covered = set(decided)
+        for topic in decided:
+            covered.update(ancestor for ancestor, _ in self._rollups[topic])
+        for topic, units in candidates.items():
+            if column[topic] >= 0 or units < self._minimum:
+                continue
+            if all(a in covered for a in self._modelled_ancestors[topic]):
+                key, tag = self._rule_tags[topic].get(units) or self._cache_rule(topic, units)
+                ranked[key] = tag
+                decided[topic] = tag.score
         rolled: dict[int, float] = {}
-        for topic, score in rules.items():
+        for topic, score in decided.items():
             for ancestor, factor in self._rollups[topic]:
-                if ancestor not in rules and rolled.get(ancestor, 0.0) < score * factor:
+                if ancestor not in decided and rolled.get(ancestor, 0.0) < score * factor:
                     rolled[ancestor] = score * factor
         rollup_tags = self._rollup_tags
         for topic, score in rolled.items():
             key, tag = rollup_tags[topic].get(score) or self._cache_rollup(topic, score)
             ranked[key] = tag
         return [ranked[key] for key in sorted(ranked)]
+
+    def candidates(self, title: str, abstract: str, categories: Sequence[str]) -> dict[str, float]:
+        """Topics with any unvetoed evidence, with the rules' score (whether tagged or not)."""
+        return {
+            self._slugs[topic]: round(1.0 - math.exp(-units * UNIT), 4)
+            for topic, units in self._candidates(*_words(title, abstract), categories).items()
+        }
+
+    def explain(
+        self, title: str, abstract: str, categories: Sequence[str], slug: str
+    ) -> TagEvidence:
+        """Why `slug` is or is not among the paper's tags, for `digestbot eval`."""
+        topic = self._index[slug]
+        title_words, abstract_words = _words(title, abstract)
+        units = self._candidates(title_words, abstract_words, categories).get(topic)
+        related = {topic, *self._corroborators.get(topic, ())}
+        related.update(self._index[s] for s in self.catalog.descendants(slug))
+        words = sorted(
+            f"{where}:{self._matcher.name(evidence)}"
+            for where, found in (
+                ("title", self._matcher.find(title_words)),
+                ("abstract", self._matcher.find(abstract_words)),
+            )
+            for evidence in found
+            if related & set(self._related[evidence])
+        )
+        rules = None if units is None else round(1.0 - math.exp(-units * UNIT), 4)
+        column = self._model_column[topic]
+        if column < 0 or units is None:
+            return TagEvidence(slug, rules, words, None, None, [])
+        vector = self._model.vector(title, abstract, categories)
+        row = self._model.probabilities_many([(title_words, abstract_words, categories)])[0]
+        probability = float(row[column])
+        terms = self._model.top_terms(vector, column)
+        return TagEvidence(
+            slug, rules, words, round(probability, 4), self._model_threshold[topic], terms
+        )
+
+    def _candidates(
+        self, title_words: list[bytes], abstract_words: list[bytes], categories: Sequence[str]
+    ) -> dict[int, int]:
+        """Topic -> rules' strength in units, for topics with evidence and no veto."""
+        allowed, fields = self._allowed(categories)
+        in_title = self._matcher.find(title_words) | fields
+        in_abstract = self._matcher.find(abstract_words)
+        if not in_title and not in_abstract:
+            return {}
+        strength, vetoed = self._strengths(in_title, in_abstract)
+        gate_of = self._gate_of
+        found = {
+            topic: units
+            for topic, units in strength.items()
+            if topic not in vetoed and (gate_of[topic] < 0 or allowed[gate_of[topic]])
+        }
+        # A modelled topic is also a candidate through evidence for any of its descendants:
+        # a paper about LLM agents may well be about LLMs, and only the model can tell.
+        for topic, units in list(found.items()):
+            for ancestor in self._modelled_ancestors[topic]:
+                gated_out = gate_of[ancestor] >= 0 and not allowed[gate_of[ancestor]]
+                if found.get(ancestor, 0) < units and ancestor not in vetoed and not gated_out:
+                    found[ancestor] = units
+        return found
 
     def _strengths(
         self, in_title: set[int], in_abstract: set[int]
@@ -109,10 +270,11 @@ class Tagger:
         raw: dict[int, int] = {}  # all_of group key -> units of its phrases
         vetoed: set[int] = set()
         pending: set[int] = set()  # composites to evaluate
+        acronyms: dict[int, int] = {}  # topic -> units of its acronyms, until corroborated
         uses = self._uses
         for found, units in ((in_title, TITLE_UNITS), (in_abstract, ABSTRACT_UNITS)):
             for evidence in found:
-                topics, keys, wakes, vetoes = uses[evidence]
+                topics, keys, wakes, vetoes, abbreviates = uses[evidence]
                 for topic in topics:
                     direct[topic] = direct.get(topic, 0) + units
                 for key in keys:
@@ -121,6 +283,11 @@ class Tagger:
                     pending.update(wakes)
                 if vetoes:
                     vetoed.update(vetoes)
+                for topic in abbreviates:
+                    acronyms[topic] = acronyms.get(topic, 0) + units
+        for topic, units in acronyms.items():
+            if any(member in direct for member in self._corroborators[topic]):
+                direct[topic] = direct.get(topic, 0) + units
         # What an "@topic" reference sees: the strongest direct match at or under the topic,
         # or the topic's own all_of result.
         support: dict[int, int] = {}
@@ -145,22 +312,24 @@ class Tagger:
                             heapq.heappush(queue, later)
         return direct, vetoed
 
-    def _allowed(self, categories: Sequence[str]) -> list[bool]:
-        """For each distinct category gate, whether a paper with `categories` passes it."""
+    def _allowed(self, categories: Sequence[str]) -> tuple[list[bool], set[int]]:
+        """For each distinct category gate, whether a paper with `categories` passes it; and
+        the evidence ids of the topics whose field those categories define."""
         if isinstance(categories, str):  # "cs.CL cs.LG", as arXiv writes them
             categories = categories.split()
         key = tuple(categories or ())
-        allowed = self._allowed_cache.get(key)
-        if allowed is None:
+        cached = self._allowed_cache.get(key)
+        if cached is None:
             cats = [c.strip().lower() for c in key if isinstance(c, str) and c.strip()]
             allowed = [
                 not cats or any(c == g or c.startswith(g + ".") for c in cats for g in gate)
                 for gate in self._gates
             ]
+            fields = {evidence for c in cats for evidence in self._field_evidence.get(c, ())}
             if len(self._allowed_cache) > 4096:  # a few hundred combinations occur in practice
                 self._allowed_cache.clear()
-            self._allowed_cache[key] = allowed
-        return allowed
+            cached = self._allowed_cache[key] = (allowed, fields)
+        return cached
 
     # Each (topic, strength) builds its TagScore once, with an integer that sorts it by score
     # and then slug: scores repeat a lot, and frozen dataclasses are slow to build.
@@ -178,24 +347,71 @@ class Tagger:
         if len(cache) > 1_000:  # strengths repeat, so this only guards against odd inputs
             cache.clear()
         tag = TagScore(self._slugs[topic], round(score, 4), source)
-        key = round((1.0 - tag.score) * 10_000) * len(self._slugs) + self._rank[topic]
+        key = self._sort_key(topic, tag.score)
         cache[strength] = (key, tag)
         return key, tag
+
+    def _sort_key(self, topic: int, score: float) -> int:
+        """Orders tags by score, best first, then by slug."""
+        return round((1.0 - score) * 10_000) * len(self._slugs) + self._rank[topic]
 
     # ------------------------------------------------------------------ building
 
     def _index_rules(self) -> None:
         self._direct: dict[int, list[int]] = {}  # evidence id -> topics it supports
         self._vetoes: dict[int, list[int]] = {}  # evidence id -> topics it vetoes
+        self._abbreviates: dict[int, list[int]] = {}  # acronym id -> topics it may support
+        self._field_evidence: dict[str, list[int]] = {}  # category -> field evidence ids
         phrase_id, pattern_id = self._matcher.phrase_id, self._matcher.pattern_id
         for topic, rules in enumerate(self.catalog.topics):
             for evidence in (*map(phrase_id, rules.phrases), *map(pattern_id, rules.patterns)):
                 self._direct.setdefault(evidence, []).append(topic)
+            for evidence in map(phrase_id, rules.acronyms):
+                self._abbreviates.setdefault(evidence, []).append(topic)
             for evidence in (
                 *map(phrase_id, rules.exclude),
                 *map(pattern_id, rules.exclude_patterns),
             ):
                 self._vetoes.setdefault(evidence, []).append(topic)
+            if rules.field_categories:
+                evidence = self._matcher.field_id(rules.slug)
+                self._direct.setdefault(evidence, []).append(topic)
+                for category in rules.field_categories:
+                    self._field_evidence.setdefault(category.lower(), []).append(evidence)
+        # An acronym of a topic counts once the topic or a descendant has other evidence.
+        self._corroborators = {
+            topic: (topic, *(self._index[s] for s in self.catalog.descendants(self._slugs[topic])))
+            for topics in self._abbreviates.values()
+            for topic in topics
+        }
+
+    def _index_model(self, model: TopicModel | None) -> None:
+        """Which topics the model decides: those whose rules it was trained with."""
+        self._model = model
+        self._model_column = [-1] * len(self._slugs)
+        self._model_threshold = [1.0] * len(self._slugs)
+        self._model_topics: list[int] = []
+        self._modelled_ancestors: list[tuple[int, ...]] = [() for _ in self._slugs]
+        # Per topic: (model column of a broader topic, the probability it must reach).
+        self._model_gates: list[tuple[tuple[int, float], ...]] = [() for _ in self._slugs]
+        if model is None:
+            return
+        for column, trained in enumerate(model.topics):
+            topic = self._index.get(trained.slug)
+            if topic is not None and self.catalog.topics[topic].rules_hash() == trained.rules_hash:
+                self._model_column[topic] = column
+                self._model_threshold[topic] = trained.threshold
+                self._model_topics.append(topic)
+        for topic in self._model_topics:
+            self._model_gates[topic] = tuple(
+                (model.column[slug], level)
+                for slug, level in model.topics[self._model_column[topic]].gates
+            )
+        modelled = set(self._model_topics)
+        self._modelled_ancestors = [
+            tuple(a for a, _ in _ancestor_levels(self.catalog, slug, self._index) if a in modelled)
+            for slug in self._slugs
+        ]
 
     def _index_composites(self) -> None:
         """Topics with all_of groups, numbered so that referenced topics come first."""
@@ -206,15 +422,23 @@ class Tagger:
         self._group_keys = itertools.count()
         for rules in _composite_order(self.catalog):
             self._add_composite(rules)
-        # Per evidence id: (topics, group keys, composites it wakes, topics it vetoes).
+        # Per evidence id: (topics, group keys, composites it wakes, topics it vetoes,
+        # topics it is an acronym of).
         self._uses = [
             (
                 tuple(self._direct.get(evidence, ())),
                 tuple(self._raw.get(evidence, ())),
                 tuple(self._wake_by_evidence.get(evidence, ())),
                 tuple(self._vetoes.get(evidence, ())),
+                tuple(self._abbreviates.get(evidence, ())),
             )
             for evidence in range(self._matcher.size)
+        ]
+        # Per evidence id, every topic it may count for (explanations only).
+        composite_of = {key: topic for topic, groups in self._composites for key, _ in groups}
+        self._related = [
+            (*topics, *abbreviates, *(composite_of[key] for key in keys))
+            for topics, keys, _, _, abbreviates in self._uses
         ]
 
     def _add_composite(self, rules: TopicDef) -> None:
@@ -315,6 +539,20 @@ class _Matcher:
                 level.setdefault(ending, (set(), {}))[0].add(evidence)
         return self._ids[key]
 
+    def name(self, evidence: int) -> str:
+        """The phrase, pattern or field an id stands for."""
+        if not hasattr(self, "_names"):
+            self._names = {number: key for key, number in self._ids.items()}
+        kind, text = self._names[evidence]
+        return {"phrase": text, "pattern": f"/{text}/", "field": f"category of {text}"}[kind]
+
+    def field_id(self, slug: str) -> int:
+        """An id for "the paper is listed in a category of `slug`'s field"; never in text."""
+        key = ("field", slug)
+        if key not in self._ids:
+            self._ids[key] = len(self._ids)
+        return self._ids[key]
+
     def pattern_id(self, pattern: str) -> int:
         key = ("pattern", pattern)
         if key not in self._ids:
@@ -324,16 +562,11 @@ class _Matcher:
             self._patterns.append((evidence, literal and literal.encode(), compiled))
         return self._ids[key]
 
-    def find(self, text: str) -> set[int]:
-        """Ids of the phrases and patterns that occur in `text`."""
-        if text.isascii():  # bytes.translate lowercases and blanks in one cheap pass
-            spaced = text.encode("ascii").translate(_ASCII_WORDS)
-        else:
-            spaced = blank_separators(text).encode()
-        words = spaced.split()
+    def find(self, words: list[bytes]) -> set[int]:
+        """Ids of the phrases and patterns that occur in a text of `words` (`text_words`)."""
         found: set[int] = set()
         roots = list(map(self._trie.get, words))
-        words.append(b"")  # lets a phrase walk look one word past the end
+        words = [*words, b""]  # lets a phrase walk look one word past the end
         for start in itertools.compress(range(len(roots)), roots):  # skips the rest in C
             ends, following = roots[start]
             if ends:
@@ -344,13 +577,21 @@ class _Matcher:
                 if ends:
                     found |= ends
                 position += 1
+        spaced = b" ".join(words)  # ends with a space, from the padding word
         joined = None
         for evidence, literal, pattern in self._patterns:
             if literal is None or literal in spaced:
-                joined = joined or " " + b" ".join(words).decode()  # " w1 w2 ... wn "
+                joined = joined or " " + spaced.decode()  # " w1 w2 ... wn "
                 if pattern.search(joined):
                     found.add(evidence)
         return found
+
+
+def _words(title: str, abstract: str) -> tuple[list[bytes], list[bytes]]:
+    return (
+        text_words((title or "")[:MAX_TITLE_CHARS]),
+        text_words((abstract or "")[:MAX_ABSTRACT_CHARS]),
+    )
 
 
 def _composite_order(catalog: Catalog) -> list[TopicDef]:

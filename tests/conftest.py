@@ -60,6 +60,14 @@ def sqlite_engine(sqlite_url: str) -> Iterator[Engine]:
     engine.dispose()
 
 
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) -> str:
+    """A command line's surroundings: DATABASE_URL set, a scratch working directory."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    return database_url
+
+
 @pytest.fixture(scope="module")
 def catalog() -> Catalog:
     """The shipped topic catalog (loaded once per module)."""

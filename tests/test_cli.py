@@ -26,6 +26,9 @@ COMMANDS = [
     "preview",
     "spikes",
     "status",
+    "tag",
+    "eval",
+    "retag",
     "deliveries",
     "db",
 ]
@@ -43,13 +46,6 @@ def jsonl_line(arxiv_id: str, title: str, published: str, **extra) -> str:
         **extra,
     }
     return json.dumps(paper)
-
-
-@pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) -> str:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DATABASE_URL", database_url)
-    return database_url
 
 
 @pytest.fixture

@@ -13,9 +13,11 @@ from bot.app import build_app
 from bot.platforms.terminal import TerminalAdapter
 from bot.runner import Runtime, follow_on_terminal
 from bot.settings import load_settings
-from digests.ingest import NOTHING_ANNOUNCED, ingest_records
+from digests.ingest import NOTHING_ANNOUNCED, ingest_records, sync_catalog
 from digests.papers import PaperRecord
+from digests.retag import retag_status
 from digests.store.models import Delivery
+from digests.tagger import Tagger
 from tests.fakes.arxiv_server import FakeArxiv
 
 MONDAY_9 = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)
@@ -168,3 +170,32 @@ async def test_a_day_without_announcements_is_logged_at_info_as_such(
 
     [record] = [r for r in caplog.records if r.name == "digestbot"]
     assert (record.levelno, record.getMessage()) == (logging.INFO, f"ingest: {NOTHING_ANNOUNCED}")
+
+
+async def test_the_leader_retags_stored_papers_in_the_background_after_a_tagger_change(
+    database_url, monkeypatch
+):
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    app = build_app(load_settings())
+    clock = Clock(MONDAY_9)
+    older = Tagger(app.catalog, model=None)
+    with app.session() as session:
+        sync_catalog(session, catalog=app.catalog, tagger=older, now=clock())
+        records = [paper(n, clock() - timedelta(days=1)) for n in range(1, 8)]
+        ingest_records(session, records, tagger=older, catalog=app.catalog, now=clock())
+        session.commit()
+    assert app.sync_catalog(now=clock()).pending  # the app's tagger is another one
+    runtime = Runtime(app, clock=clock, adapters=[TerminalAdapter(io.StringIO())])
+    await runtime.retag()  # not the leader yet: nothing happens
+    with app.session() as session:
+        assert retag_status(session).after_id == 0
+    await runtime.lead()
+    for _ in range(10):  # bounded: seven papers take one batch
+        await runtime.retag()
+        with app.session() as session:
+            if not retag_status(session).pending:
+                break
+    with app.session() as session:
+        status = retag_status(session)
+    assert not status.pending and status.version == app.tagger.version
+    app.close()

@@ -8,7 +8,6 @@ import pytest
 
 from digests.catalog import Catalog, TopicDef
 from digests.tagger import Tagger, TagScore
-from tests.seeds import load_seed_papers, seeds_dir
 
 # Abstracts written for these tests; each is plainly from a field with no agents in it, and
 # several carry words that a careless matcher would take for agent or RL vocabulary.
@@ -181,29 +180,6 @@ def slugs(tags: list[TagScore]) -> set[str]:
     return {tag.slug for tag in tags}
 
 
-def seed_hits(tagger: Tagger, with_abstract: bool) -> tuple[int, int]:
-    papers = [p for p in load_seed_papers(seeds_dir()) if bool(p.abstract) == with_abstract]
-    hits = 0
-    for paper in papers:
-        categories = [paper.category] if paper.category else []
-        hits += "rl-for-llm-agents" in slugs(tagger.tag(paper.title, paper.abstract, categories))
-    return hits, len(papers)
-
-
-def test_seed_papers_with_abstracts_get_rl_for_llm_agents(tagger: Tagger) -> None:
-    hits, total = seed_hits(tagger, with_abstract=True)
-    assert total >= 20
-    assert hits / total >= 0.9, f"only {hits} of {total} seed papers tagged RL for LLM Agents"
-
-
-def test_clear_seed_titles_alone_get_rl_for_llm_agents(tagger: Tagger) -> None:
-    # About half of the title-only entries ("Agent Bazaar: ...", "Mem-π: ...") name no RL or
-    # no agent at all; the floor guards the titles that do.
-    hits, total = seed_hits(tagger, with_abstract=False)
-    assert total >= 20
-    assert hits / total >= 0.45, f"only {hits} of {total} seed titles tagged RL for LLM Agents"
-
-
 @pytest.mark.parametrize("title, abstract, categories", OTHER_FIELDS, ids=lambda v: str(v)[:30])
 def test_papers_from_other_fields_get_no_agent_topic(
     tagger: Tagger, catalog: Catalog, title: str, abstract: str, categories: list[str]
@@ -218,10 +194,17 @@ def test_rules_alone_keep_other_fields_out_of_agent_topics(
     assert not slugs(tagger.tag(title, abstract, [])) & agent_slugs(catalog)
 
 
-def test_clear_title_tags_the_specific_topic_and_rolls_up_its_ancestors(
+def test_clear_title_tags_the_specific_topic_and_all_its_ancestors(
     tagger: Tagger, catalog: Catalog
 ) -> None:
-    tags = {t.slug: t for t in tagger.tag("When does GRPO fail?", "", [])}
+    tags = {t.slug for t in tagger.tag("When does GRPO fail?", "", [])}
+    assert "group-relative-policy-optimization" in tags
+    assert set(catalog.ancestors("group-relative-policy-optimization")) <= tags
+
+
+def test_rules_roll_a_tag_up_to_its_ancestors_with_a_lower_score(catalog: Catalog) -> None:
+    rules = Tagger(catalog, model=None)
+    tags = {t.slug: t for t in rules.tag("When does GRPO fail?", "", [])}
     grpo = tags["group-relative-policy-optimization"]
     assert grpo.source == "rules"
     for ancestor in catalog.ancestors("group-relative-policy-optimization"):
@@ -229,11 +212,10 @@ def test_clear_title_tags_the_specific_topic_and_rolls_up_its_ancestors(
         assert 0 < tags[ancestor].score < grpo.score
 
 
-def test_rollup_keeps_a_parents_own_direct_match(tagger: Tagger) -> None:
-    tags = {
-        t.slug: t
-        for t in tagger.tag("Reinforcement learning with GRPO for theorem provers", "", [])
-    }
+def test_rollup_keeps_a_parents_own_direct_match(catalog: Catalog) -> None:
+    rules = Tagger(catalog, model=None)
+    title = "Reinforcement learning with GRPO for theorem provers"
+    tags = {t.slug: t for t in rules.tag(title, "", [])}
     assert tags["group-relative-policy-optimization"].source == "rules"
     assert tags["reinforcement-learning"].source == "rules"
 
@@ -289,7 +271,7 @@ def test_scores_are_in_range_and_sorted(tagger: Tagger) -> None:
         ["cs.LG"],
     )
     assert tags
-    assert all(0 < t.score <= 1 and t.source in {"rules", "rollup"} for t in tags)
+    assert all(0 < t.score <= 1 and t.source in {"model", "rules", "rollup"} for t in tags)
     assert [t.score for t in tags] == sorted((t.score for t in tags), reverse=True)
 
 
@@ -333,3 +315,69 @@ def test_a_patterns_only_topic_from_an_override_matches() -> None:
     catalog = Catalog([*Catalog.load().topics, extra])
     tags = slugs(Tagger(catalog).tag("Sparse dictionary autoencoders find features", "", []))
     assert "sparse-autoencoder-probes" in tags
+
+
+def test_an_acronym_alone_is_no_evidence(catalog: Catalog) -> None:
+    rules = Tagger(catalog, model=None)
+    radio = rules.tag(
+        "Radio-loud quasars at high redshift: RL fractions and jet power",
+        "The RL fraction of quasars declines with redshift; RL sources show more jet power.",
+        [],
+    )
+    assert "reinforcement-learning" not in slugs(radio)
+    jailbreak = rules.tag(
+        "Universal jailbreak suffixes: ASR and transfer across chat models",
+        "Our suffixes reach an ASR of 94% on aligned chat models and transfer to others.",
+        [],
+    )
+    assert "speech-recognition" not in slugs(jailbreak)
+
+
+def test_an_acronym_counts_beside_other_evidence_for_its_topic(catalog: Catalog) -> None:
+    rules = Tagger(catalog, model=None)
+
+    def rl_score(title: str) -> float:
+        return {t.slug: t.score for t in rules.tag(title, "", [])}["reinforcement-learning"]
+
+    with_acronym = rl_score("Atari agents trained with RL: reinforcement learning from pixels")
+    assert with_acronym > rl_score("Atari agents: reinforcement learning from pixels")
+
+
+def test_a_field_category_is_evidence_for_the_field_but_not_its_children(catalog) -> None:
+    rules = Tagger(catalog, model=None)
+    title, abstract = "Better features for everyday pictures", "We study what networks learn."
+    assert "computer-vision" in slugs(rules.tag(title, abstract, ["cs.CV"]))
+    children = set(catalog.descendants("computer-vision"))
+    assert not slugs(rules.tag(title, abstract, ["cs.CV"])) & children
+    assert "computer-vision" not in slugs(rules.tag(title, abstract, ["cs.CL"]))
+
+
+def test_a_narrow_rules_topic_needs_the_broad_topic_the_model_decides(tagger: Tagger) -> None:
+    # "exploration" in a paper about prompting is no RL Exploration when it is no RL paper.
+    tags = slugs(
+        tagger.tag(
+            "Exploration of prompt formats for clinical note summarisation",
+            "We explore prompt formats and exploration strategies for summarising notes "
+            "with large language models, and report exploration costs.",
+            ["cs.CL"],
+        )
+    )
+    assert "reinforcement-learning" not in tags
+    assert not tags & {"rl-exploration", "exploration-exploitation-tradeoff"}
+
+
+def test_papers_tagged_together_get_the_tags_they_get_alone(tagger: Tagger) -> None:
+    papers = [(t, a, c) for t, a, c in OTHER_FIELDS] + [
+        ("Agentic RL with GRPO for terminal agents", "We train LLM agents with RL.", ["cs.LG"]),
+        ("", "", []),
+    ]
+    assert tagger.tag_many(papers) == [tagger.tag(*paper) for paper in papers]
+
+
+def test_the_version_changes_with_the_rules_the_model_and_the_threshold(catalog) -> None:
+    shipped = Tagger(catalog)
+    assert shipped.version == Tagger(catalog).version
+    assert shipped.version != Tagger(catalog, model=None).version
+    assert shipped.version != Tagger(catalog, threshold=0.4).version
+    other = Catalog([*catalog.topics[:-1]])
+    assert Tagger(other).version != shipped.version

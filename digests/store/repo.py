@@ -136,7 +136,9 @@ def held_ids(session: Session, arxiv_ids: Sequence[str]) -> set[str]:
     """Which of `arxiv_ids` (base ids) are stored."""
     held: set[str] = set()
     for ids in _chunks(list(dict.fromkeys(arxiv_ids))):
-        held.update(session.execute(select(Paper.arxiv_id).where(Paper.arxiv_id.in_(ids))).scalars())
+        held.update(
+            session.execute(select(Paper.arxiv_id).where(Paper.arxiv_id.in_(ids))).scalars()
+        )
     return held
 
 
@@ -167,28 +169,40 @@ def topic_rows(session: Session) -> dict[str, TopicRow]:
     return {row.slug: TopicRow(row.id, row.slug, row.name) for row in rows}
 
 
+MACHINE_SOURCES = ("model", "rules", "rollup")  # the tagger's own; "upstream" is kept apart
+
+
 def write_tags(
     session: Session,
     tags: Mapping[int, Sequence[tuple[int, float, str]]],
     published_on: Mapping[int, date],
     *,
     now: datetime,
-    replace_sources: Sequence[str] = ("rules", "rollup"),
+    replace_sources: Sequence[str] = MACHINE_SOURCES,
 ) -> int:
     """Set each paper's tags from `replace_sources` to exactly `tags[paper_id]`.
 
-    `tags[paper_id]` holds (topic_id, score, source). A tag the paper already had keeps its
-    `tagged_at`, so re-tagging never makes an old paper look new. Returns tags added.
+    `tags[paper_id]` holds (topic_id, score, source). A tag the paper already had, from any
+    source, keeps its first `tagged_at`, so re-tagging never makes an old paper look new.
+    Returns tags added.
     """
     paper_ids = list(tags)
     held: dict[tuple[int, int, str], float] = {}
+    first_tagged: dict[tuple[int, int], datetime] = {}
     for ids in _chunks(paper_ids):
         rows = session.execute(
             select(
-                PaperTopic.paper_id, PaperTopic.topic_id, PaperTopic.source, PaperTopic.score
+                PaperTopic.paper_id,
+                PaperTopic.topic_id,
+                PaperTopic.source,
+                PaperTopic.score,
+                PaperTopic.tagged_at,
             ).where(PaperTopic.paper_id.in_(ids))
         )
-        held.update({(r.paper_id, r.topic_id, r.source): r.score for r in rows})
+        for r in rows:
+            held[(r.paper_id, r.topic_id, r.source)] = r.score
+            pair = (r.paper_id, r.topic_id)
+            first_tagged[pair] = min(r.tagged_at, first_tagged.get(pair, r.tagged_at))
 
     wanted = {
         (paper_id, topic_id, source): score
@@ -219,7 +233,7 @@ def write_tags(
             "source": key[2],
             "score": score,
             "published_on": published_on[key[0]],
-            "tagged_at": now,
+            "tagged_at": first_tagged.get(key[:2], now),
         }
         for key, score in wanted.items()
         if key not in held
@@ -229,18 +243,30 @@ def write_tags(
     return len(added)
 
 
-def iter_papers_for_tagging(session: Session, *, batch: int = 2000) -> Iterator[list]:
-    """Yield stored papers in id order, `batch` at a time, with what the tagger reads."""
-    last_id = 0
-    columns = (Paper.id, Paper.title, Paper.abstract, Paper.categories, Paper.published_on)
-    while True:
+def machine_topics(session: Session, paper_ids: Sequence[int]) -> dict[int, set[int]]:
+    """Per paper, the topics the tagger gave it (any source but "upstream")."""
+    topics: dict[int, set[int]] = {paper_id: set() for paper_id in paper_ids}
+    for ids in _chunks(list(paper_ids)):
         rows = session.execute(
-            select(*columns).where(Paper.id > last_id).order_by(Paper.id).limit(batch)
-        ).all()
-        if not rows:
-            return
-        yield rows
-        last_id = rows[-1].id
+            select(PaperTopic.paper_id, PaperTopic.topic_id)
+            .where(PaperTopic.paper_id.in_(ids))
+            .where(PaperTopic.source.in_(MACHINE_SOURCES))
+        )
+        for paper_id, topic_id in rows:
+            topics[paper_id].add(topic_id)
+    return topics
+
+
+def papers_for_tagging(session: Session, *, after_id: int, limit: int) -> list:
+    """Up to `limit` stored papers with ids above `after_id`, in id order, with what the
+    tagger reads."""
+    columns = (Paper.id, Paper.title, Paper.abstract, Paper.categories, Paper.published_on)
+    statement = select(*columns).where(Paper.id > after_id).order_by(Paper.id).limit(limit)
+    return session.execute(statement).all()
+
+
+def max_paper_id(session: Session) -> int:
+    return session.execute(select(func.max(Paper.id))).scalar_one() or 0
 
 
 def daily_topic_counts(session: Session, start: date, end: date) -> dict[int, dict[date, int]]:

@@ -1,0 +1,176 @@
+"""`digestbot tag`, `eval` and `retag`: what the tagger decides, how right it is, applying it.
+
+Imported by `bot.cli` when one of these commands runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+
+from bot.app import build_app
+from bot.cli import EXIT_USAGE, CommandError, read_document
+from bot.settings import Settings
+from digests.catalog import Catalog
+from digests.evaluation import Evaluation, GoldError, evaluate, load_gold
+from digests.feeds import FeedError, parse_document
+from digests.ingest import record_tags
+from digests.papers import PaperRecord
+from digests.render_text import clean_text
+from digests.retag import RetagStatus, retag_all
+from digests.store import repo
+from digests.tagger import Tagger, TagScore
+
+CHUNK = 2_000  # papers tagged together; the learned tier is much faster in batches
+
+
+def cmd_tag(settings: Settings, args: argparse.Namespace) -> int:
+    """Tag every paper of a file without storing anything."""
+    try:
+        parsed = parse_document(read_document(args.file), name=str(args.file))
+    except FeedError as exc:
+        raise CommandError(f"{args.file}: {exc}") from None
+    catalog = Catalog.load(settings.topics_file)
+    tagger = Tagger(catalog)
+    for skip in parsed.skipped:
+        print(f"skipped {skip.where}: {skip.reason}", file=sys.stderr)
+    out = sys.stdout
+    for records, tagged in _tagged_chunks(tagger, catalog, parsed.records):
+        for record, tags in zip(records, tagged, strict=True):
+            topics = _best_per_topic(tags)
+            if args.json:
+                row = {"id": record.arxiv_id, "topics": _topics_json(catalog, topics)}
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            else:
+                out.write(_table_row(catalog, record, topics))
+    return 0 if parsed.records else 1
+
+
+def _tagged_chunks(
+    tagger: Tagger, catalog: Catalog, records: Sequence[PaperRecord]
+) -> Iterator[tuple[Sequence[PaperRecord], list[list[TagScore]]]]:
+    for start in range(0, len(records), CHUNK):
+        chunk = records[start : start + CHUNK]
+        tagged, warnings = record_tags(tagger, catalog, chunk)
+        for warning in warnings:
+            print(f"warning: {warning.where}: {warning.reason}", file=sys.stderr)
+        yield chunk, tagged
+
+
+def _best_per_topic(tags: list[TagScore]) -> list[tuple[str, float]]:
+    """One entry per topic (a topic can come from the tagger and upstream), best first."""
+    best: dict[str, float] = {}
+    for tag in tags:
+        best[tag.slug] = max(tag.score, best.get(tag.slug, 0.0))
+    return sorted(best.items(), key=lambda item: (-item[1], item[0]))
+
+
+def _topics_json(catalog: Catalog, topics: list[tuple[str, float]]) -> list[dict]:
+    return [
+        {"slug": slug, "name": catalog.get(slug).name, "score": round(score, 4)}
+        for slug, score in topics
+    ]
+
+
+def _table_row(catalog: Catalog, record: PaperRecord, topics: list[tuple[str, float]]) -> str:
+    names = " · ".join(f"{catalog.get(slug).name} {score:.2f}" for slug, score in topics)
+    return f"{record.arxiv_id}  {clean_text(record.title, 90)}\n    {names or '(no topic)'}\n"
+
+
+def cmd_eval(settings: Settings, args: argparse.Namespace) -> int:
+    """Precision, recall and F1 per topic on a judged gold file."""
+    try:
+        papers = load_gold(args.gold)
+    except GoldError as exc:
+        raise CommandError(str(exc)) from None
+    split = None if args.split == "all" else args.split
+    if split and not any(p.split == split for p in papers):
+        raise CommandError(f"{args.gold}: no paper of the {split!r} split", EXIT_USAGE)
+    tagger = Tagger(Catalog.load(settings.topics_file))
+    evaluation = evaluate(tagger, papers, split=split, worst=args.worst)
+    if args.json:
+        print(json.dumps(evaluation.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print(_evaluation_text(tagger.catalog, evaluation))
+    return 0
+
+
+def _evaluation_text(catalog: Catalog, evaluation: Evaluation) -> str:
+    known = {topic.slug for topic in catalog.topics}
+    width = max((len(catalog.get(t.slug).name) for t in evaluation.topics), default=5)
+    lines = [f"{'topic':<{width}}  precision  recall    F1  positives  judged  borderline"]
+    for t in evaluation.topics:
+        name = catalog.get(t.slug).name if t.slug in known else t.slug
+        lines.append(
+            f"{name:<{width}}  {_figure(t.precision):>9}  {_figure(t.recall):>6}  "
+            f"{_figure(t.f1):>4}  {t.true_positives + t.false_negatives:>9}  {t.judged:>6}  "
+            f"{t.borderline:>10}"
+        )
+    lines.append(
+        f"{'macro':<{width}}  {_figure(evaluation.macro('precision')):>9}  "
+        f"{_figure(evaluation.macro('recall')):>6}  {_figure(evaluation.macro('f1')):>4}"
+    )
+    if evaluation.errors:
+        lines += ["", "Worst errors:"]
+    for error in evaluation.errors:
+        seen = error.evidence
+        lines.append(
+            f"  {error.kind}, {catalog.get(seen.slug).name}: {error.arxiv_id} "
+            f"{clean_text(error.title, 70)}"
+        )
+        because = [f"score {error.score:.2f}"]
+        if seen.probability is not None:
+            because.append(f"model {seen.probability:.2f} (threshold {seen.threshold:.2f})")
+        elif seen.rules_score is None:
+            because.append("no evidence for the topic")
+        if seen.evidence:
+            because.append("evidence " + ", ".join(seen.evidence[:4]))
+        if seen.terms:
+            because.append("terms " + ", ".join(f"{t} {w:+.2f}" for t, w in seen.terms[:4]))
+        lines.append("      " + "; ".join(because))
+    return "\n".join(lines)
+
+
+def _figure(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def cmd_retag(settings: Settings, args: argparse.Namespace) -> int:
+    """Re-tag every stored paper now and say what changed per topic."""
+    app = build_app(settings)
+    try:
+        with app.session() as session:
+            repo.sync_topics(session, app.catalog.topics)
+            session.commit()
+        status = retag_all(
+            app.session, app.tagger, now=datetime.now(UTC), progress=_progress(args.quiet)
+        )
+    finally:
+        app.close()
+    print(_changes_text(app.catalog, status))
+    return 0
+
+
+def _progress(quiet: bool):
+    def report(status: RetagStatus) -> None:
+        if not quiet:
+            done = min(status.after_id, status.last_id) if status.pending else status.last_id
+            print(f"re-tagged papers up to id {done} of {status.last_id}", file=sys.stderr)
+
+    return report
+
+
+def _changes_text(catalog: Catalog, status: RetagStatus) -> str:
+    changed = {slug: pair for slug, pair in status.changes.items() if any(pair)}
+    if not changed:
+        return "re-tagged: no topic changed"
+    known = {topic.slug for topic in catalog.topics}
+    width = max(len(catalog.get(s).name if s in known else s) for s in changed)
+    lines = [f"re-tagged: {len(changed)} topics changed", f"{'topic':<{width}}  gained   lost"]
+    for slug, (gained, lost) in sorted(changed.items(), key=lambda item: -sum(item[1])):
+        name = catalog.get(slug).name if slug in known else slug
+        lines.append(f"{name:<{width}}  {gained:>6}  {lost:>5}")
+    return "\n".join(lines)

@@ -1,0 +1,235 @@
+"""Measure the tagger against a judged gold set: per-topic precision, recall and F1.
+
+A gold file is JSON Lines (optionally gzip): one paper per line in the ingest format (`id`,
+`title`, `abstract`, `categories`, ...) plus `labels` — topic slug -> "yes" | "borderline" |
+"no", judged by reading — and `split` ("dev" or "test"). A topic counts as predicted when it
+is among the tags the paper would be stored with, roll-ups included. Borderline pairs are
+left out of every figure; they are counted apart.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from digests.tagger import TagEvidence, Tagger
+
+LABELS = ("yes", "borderline", "no")
+
+
+class GoldError(ValueError):
+    """The gold file is unusable; the message names the line."""
+
+
+@dataclass(frozen=True)
+class GoldPaper:
+    arxiv_id: str
+    title: str
+    abstract: str
+    categories: tuple[str, ...]
+    split: str
+    labels: dict[str, str]
+    published: str = ""  # the listing day, "YYYY-MM-DD", when the file gives it
+
+
+@dataclass
+class TopicScore:
+    slug: str
+    true_positives: int = 0
+    false_positives: int = 0
+    false_negatives: int = 0
+    true_negatives: int = 0
+    borderline: int = 0
+
+    @property
+    def judged(self) -> int:
+        return (
+            self.true_positives + self.false_positives + self.false_negatives + self.true_negatives
+        )
+
+    @property
+    def precision(self) -> float | None:
+        predicted = self.true_positives + self.false_positives
+        return self.true_positives / predicted if predicted else None
+
+    @property
+    def recall(self) -> float | None:
+        relevant = self.true_positives + self.false_negatives
+        return self.true_positives / relevant if relevant else None
+
+    @property
+    def f1(self) -> float | None:
+        p, r = self.precision, self.recall
+        if p is None or r is None:
+            return None
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+
+@dataclass(frozen=True)
+class TaggingError:
+    """A judged pair the tagger got wrong, with what it saw."""
+
+    arxiv_id: str
+    title: str
+    kind: str  # "false positive" | "false negative"
+    score: float  # the tag's score, or the model's probability / rules' score when untagged
+    evidence: TagEvidence
+
+
+@dataclass
+class Evaluation:
+    topics: list[TopicScore]
+    errors: list[TaggingError] = field(default_factory=list)
+
+    def macro(self, name: str) -> float | None:
+        values = [getattr(t, name) for t in self.topics if getattr(t, name) is not None]
+        return sum(values) / len(values) if values else None
+
+    def to_json(self) -> dict:
+        return {
+            "topics": [
+                {
+                    "slug": t.slug,
+                    "precision": _round(t.precision),
+                    "recall": _round(t.recall),
+                    "f1": _round(t.f1),
+                    "judged": t.judged,
+                    "positives": t.true_positives + t.false_negatives,
+                    "true_positives": t.true_positives,
+                    "false_positives": t.false_positives,
+                    "false_negatives": t.false_negatives,
+                    "borderline": t.borderline,
+                }
+                for t in self.topics
+            ],
+            "macro": {name: _round(self.macro(name)) for name in ("precision", "recall", "f1")},
+            "errors": [
+                {
+                    "id": e.arxiv_id,
+                    "title": e.title,
+                    "topic": e.evidence.slug,
+                    "kind": e.kind,
+                    "score": e.score,
+                    "rules_score": e.evidence.rules_score,
+                    "evidence": e.evidence.evidence,
+                    "probability": e.evidence.probability,
+                    "threshold": e.evidence.threshold,
+                    "terms": [[term, round(weight, 3)] for term, weight in e.evidence.terms],
+                }
+                for e in self.errors
+            ],
+        }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def load_gold(path: str | Path) -> list[GoldPaper]:
+    """Read a gold file; raises `GoldError` naming the first bad line."""
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as lines:
+            rows = [(number, line) for number, line in enumerate(lines, 1) if line.strip()]
+        return [_gold_paper(line, number) for number, line in rows]
+    except OSError as exc:
+        raise GoldError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except GoldError as exc:
+        raise GoldError(f"{path}: {exc}") from None
+
+
+def _gold_paper(line: str, number: int) -> GoldPaper:
+    try:
+        row = json.loads(line)
+    except ValueError:
+        raise GoldError(f"line {number}: not JSON") from None
+    labels = row.get("labels") if isinstance(row, dict) else None
+    if not isinstance(labels, dict) or not isinstance(row.get("id"), str):
+        raise GoldError(f"line {number}: needs an 'id' and a 'labels' object")
+    bad = [f"{k}={v!r}" for k, v in labels.items() if v not in LABELS]
+    if bad:
+        raise GoldError(f"line {number}: labels must be yes/borderline/no, not {bad[0]}")
+    categories = row.get("categories") or []
+    if isinstance(categories, str):
+        categories = categories.split()
+    return GoldPaper(
+        arxiv_id=row["id"],
+        title=str(row.get("title") or ""),
+        abstract=str(row.get("abstract") or ""),
+        categories=tuple(str(c) for c in categories),
+        split=str(row.get("split") or ""),
+        labels=dict(labels),
+        published=str(row.get("published") or "")[:10],
+    )
+
+
+def evaluate(
+    tagger: Tagger,
+    papers: Iterable[GoldPaper],
+    *,
+    split: str | None = None,
+    topics: Sequence[str] | None = None,
+    worst: int = 20,
+) -> Evaluation:
+    """Score `tagger` on the judged pairs of `papers` (of `split`, when given).
+
+    `worst` errors are kept: the most confident false positives and the false negatives the
+    tagger was furthest from, in turn.
+    """
+    known = {topic.slug for topic in tagger.catalog.topics}
+    scores: dict[str, TopicScore] = {}
+    wrong: list[tuple[float, GoldPaper, str, str, float]] = []
+    for paper in papers:
+        if split is not None and paper.split != split:
+            continue
+        tags = {t.slug: t.score for t in tagger.tag(paper.title, paper.abstract, paper.categories)}
+        for slug, label in paper.labels.items():
+            if slug not in known or (topics is not None and slug not in topics):
+                continue
+            score = scores.setdefault(slug, TopicScore(slug))
+            predicted = slug in tags
+            if label == "borderline":
+                score.borderline += 1
+            elif label == "yes" and predicted:
+                score.true_positives += 1
+            elif label == "yes":
+                score.false_negatives += 1
+                wrong.append((0.0, paper, slug, "false negative", 0.0))
+            elif predicted:
+                score.false_positives += 1
+                wrong.append((-tags[slug], paper, slug, "false positive", tags[slug]))
+            else:
+                score.true_negatives += 1
+    order = {topic.slug: n for n, topic in enumerate(tagger.catalog.topics)}
+    evaluation = Evaluation(sorted(scores.values(), key=lambda s: order[s.slug]))
+    evaluation.errors = _worst_errors(tagger, wrong, worst)
+    return evaluation
+
+
+def _worst_errors(
+    tagger: Tagger, wrong: list[tuple[float, GoldPaper, str, str, float]], limit: int
+) -> list[TaggingError]:
+    explained = []
+    for _, paper, slug, kind, score in wrong:
+        if kind == "false negative":
+            evidence = tagger.explain(paper.title, paper.abstract, paper.categories, slug)
+            score = evidence.probability or evidence.rules_score or 0.0
+        else:
+            evidence = None
+        explained.append((paper, slug, kind, score, evidence))
+    positives = sorted((e for e in explained if e[2] == "false positive"), key=lambda e: -e[3])
+    negatives = sorted((e for e in explained if e[2] == "false negative"), key=lambda e: e[3])
+    picked = []
+    for pair in itertools.zip_longest(positives, negatives):
+        picked += [e for e in pair if e is not None]
+    errors = []
+    for paper, slug, kind, score, evidence in picked[:limit]:
+        if evidence is None:
+            evidence = tagger.explain(paper.title, paper.abstract, paper.categories, slug)
+        errors.append(TaggingError(paper.arxiv_id, paper.title, kind, round(score, 4), evidence))
+    return errors

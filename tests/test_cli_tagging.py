@@ -1,0 +1,200 @@
+"""`digestbot tag`, `eval` and `retag` as a user meets them."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+
+from bot.cli import main
+from digests.catalog import Catalog
+from digests.ingest import ingest_records, sync_catalog
+from digests.papers import PaperRecord
+from digests.store.engine import open_engine, upgrade_schema
+from digests.store.models import Paper, PaperTopic, Topic
+from digests.tagger import Tagger
+from tests.test_cli import jsonl_line
+
+
+@pytest.fixture
+def papers_file(tmp_path: Path) -> Path:
+    lines = [
+        jsonl_line(
+            "2609.00001", "Reinforcement Learning for LLM Agents in Terminals", "2026-09-21"
+        ),
+        '{"id": "2609.00002", "title": broken',
+        json.dumps(
+            {
+                "id": "2609.00003",
+                "title": "Semantic segmentation of street scenes <script>alert(1)</script>",
+                "abstract": "We segment camera images of streets into road, cars and people.",
+                "authors": ["Ada Lovelace"],
+                "categories": ["cs.CV"],
+                "published": "2026-09-22",
+                "topics": ["Terminal Agents"],
+            }
+        ),
+        jsonl_line("2609.00004", "@everyone A survey of prompting tricks", "2026-09-22"),
+    ]
+    path = tmp_path / "papers.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def stored_topics(url: str) -> dict[str, set[str]]:
+    engine = open_engine(url)
+    with Session(engine) as session:
+        statement = (
+            select(Paper.arxiv_id, Topic.slug)
+            .join(PaperTopic, PaperTopic.paper_id == Paper.id)
+            .join(Topic, Topic.id == PaperTopic.topic_id)
+        )
+        rows = session.exec(statement).all()
+    engine.dispose()
+    topics: dict[str, set[str]] = {}
+    for arxiv_id, slug in rows:
+        topics.setdefault(arxiv_id, set()).add(slug)
+    return topics
+
+
+def test_tag_prints_the_topics_each_paper_would_be_stored_with(env, papers_file, capsys):
+    assert main(["tag", "--file", str(papers_file), "--json"]) == 0
+    out, err = capsys.readouterr()
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [row["id"] for row in rows] == ["2609.00001", "2609.00003", "2609.00004"]
+    assert "line 2" in err  # the broken line, skipped with its reason
+    for row in rows:
+        scores = [topic["score"] for topic in row["topics"]]
+        assert scores == sorted(scores, reverse=True)
+        assert all(0 < score <= 1 for score in scores)
+    assert main(["ingest", "--file", str(papers_file)]) == 0
+    stored = stored_topics(env)
+    for row in rows:
+        assert {topic["slug"] for topic in row["topics"]} == stored.get(row["id"], set())
+    upstream = next(row for row in rows if row["id"] == "2609.00003")["topics"]
+    assert {"slug": "terminal-agents", "name": "Terminal Agents", "score": 1.0} in upstream
+
+
+def test_tag_reads_a_gzipped_file_and_prints_a_readable_table(env, papers_file, tmp_path, capsys):
+    packed = tmp_path / "papers.jsonl.gz"
+    packed.write_bytes(gzip.compress(papers_file.read_bytes()))
+    assert main(["tag", "--file", str(packed)]) == 0
+    out = capsys.readouterr().out
+    assert "2609.00001  Reinforcement Learning for LLM Agents in Terminals" in out
+    assert "RL for LLM Agents" in out
+    assert "Computer Vision" in out
+
+
+@pytest.mark.parametrize("content", [b"", b"\x1f\x8bnot really gzip", b"<html>no feed</html>"])
+def test_tag_refuses_an_unusable_file_in_one_line(env, tmp_path, capsys, content):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(content)
+    assert main(["tag", "--file", str(path)]) != 0
+    err = capsys.readouterr().err
+    assert err.startswith("digestbot: ") and err.count("\n") == 1
+
+
+def write_gold(tmp_path: Path, rows: list[dict]) -> Path:
+    path = tmp_path / "gold.jsonl"
+    path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
+    return path
+
+
+GOLD_ROWS = [
+    {
+        "id": "2609.10001",
+        "title": "Multi-turn reinforcement learning for web agents",
+        "abstract": "We train LLM agents with PPO over multi-turn browsing episodes.",
+        "categories": ["cs.CL"],
+        "split": "test",
+        "labels": {"rl-for-llm-agents": "yes", "computer-vision": "no"},
+    },
+    {
+        "id": "2609.10002",
+        "title": "Semantic segmentation of street scenes",
+        "abstract": "We segment camera images of streets.",
+        "categories": ["cs.CV"],
+        "split": "test",
+        "labels": {"rl-for-llm-agents": "no", "computer-vision": "yes"},
+    },
+    {
+        "id": "2609.10003",
+        "title": "Prompting tricks for chat models",
+        "abstract": "We compare prompts.",
+        "categories": ["cs.CL"],
+        "split": "dev",
+        "labels": {"rl-for-llm-agents": "borderline", "computer-vision": "no"},
+    },
+]
+
+
+def test_eval_scores_each_topic_on_its_judged_pairs(env, tmp_path, capsys):
+    assert main(["eval", str(write_gold(tmp_path, GOLD_ROWS)), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    topics = {t["slug"]: t for t in report["topics"]}
+    assert set(topics) == {"rl-for-llm-agents", "computer-vision"}
+    assert topics["rl-for-llm-agents"]["judged"] == 2  # the borderline pair is left out
+    assert topics["rl-for-llm-agents"]["borderline"] == 1
+    assert topics["computer-vision"]["positives"] == 1
+    for topic in topics.values():
+        wrong = [e for e in report["errors"] if e["topic"] == topic["slug"]]
+        assert len(wrong) == topic["false_positives"] + topic["false_negatives"]
+    assert set(report["macro"]) == {"precision", "recall", "f1"}
+
+
+def test_eval_prints_a_table_with_the_macro_average(env, tmp_path, capsys):
+    assert main(["eval", str(write_gold(tmp_path, GOLD_ROWS)), "--split", "test"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split()[:3] == ["topic", "precision", "recall"]
+    assert "RL for LLM Agents" in out and "macro" in out
+
+
+def test_eval_names_the_first_bad_line_of_a_gold_file(env, tmp_path, capsys):
+    rows = [json.dumps(GOLD_ROWS[0]), json.dumps({**GOLD_ROWS[1], "labels": {"x": "maybe"}})]
+    path = tmp_path / "gold.jsonl"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert main(["eval", str(path)]) == 1
+    assert "line 2" in capsys.readouterr().err
+
+
+def test_eval_refuses_a_split_the_file_does_not_have(env, tmp_path, capsys):
+    rows = [{**row, "split": "dev"} for row in GOLD_ROWS]
+    assert main(["eval", str(write_gold(tmp_path, rows)), "--split", "test"]) == 2
+    assert "no paper of the 'test' split" in capsys.readouterr().err
+
+
+def test_retag_applies_the_current_tagger_and_lists_what_changed(env, capsys):
+    catalog = Catalog.load()
+    rules = Tagger(catalog, model=None)
+    records = [
+        PaperRecord(
+            arxiv_id="2609.20001",
+            version=1,
+            title="Curriculum reinforcement learning for web agents with sparse rewards",
+            abstract="Web agents built on large language models fail on long tasks; "
+            "we train them with PPO.",
+            authors=("Ada Lovelace",),
+            categories=("cs.CL",),
+            published=datetime(2026, 9, 20, tzinfo=UTC),
+        )
+    ]
+    engine = open_engine(env)
+    upgrade_schema(engine)
+    now = datetime(2026, 9, 21, tzinfo=UTC)
+    with Session(engine) as session:
+        sync_catalog(session, catalog=catalog, tagger=rules, now=now)
+        ingest_records(session, records, tagger=rules, catalog=catalog, now=now)
+        session.commit()
+    engine.dispose()
+    before = stored_topics(env)["2609.20001"]
+    assert main(["retag", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    after = stored_topics(env).get("2609.20001", set())
+    assert before != after
+    assert out.startswith("re-tagged: ")
+    for slug in before ^ after:
+        assert catalog.get(slug).name in out
