@@ -603,6 +603,8 @@ def parse_jsonl(data: bytes) -> ParsedFeed:
         try:
             obj = json.loads(line)
             any_json = True
+            if b"\\u" in line and isinstance(obj, dict):  # only an escape spells those
+                _check_storable(obj)
             feed.records.append(_json_record(obj))
         except json.JSONDecodeError as exc:
             reason = f"invalid JSON: {exc.msg} (col {exc.colno})"
@@ -650,7 +652,6 @@ def _json_str(obj: dict, key: str) -> str | None:
     value = obj.get(key)
     if value is not None and not isinstance(value, str):
         raise _BadEntry(f"{key} must be a string, got {type(value).__name__}")
-    _check_storable(key, value)
     return value
 
 
@@ -660,16 +661,24 @@ def _json_strings(obj: dict, key: str) -> list[str]:
         return []
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise _BadEntry(f"{key} must be a list of strings")
-    for item in value:
-        _check_storable(key, item)
     return value
 
 
-def _check_storable(key: str, text: str | None) -> None:
-    if text and (found := _UNSTORABLE.search(text)):
-        character = found.group()
-        what = "a NUL character" if character == "\x00" else "half a surrogate pair"
-        raise _BadEntry(f"{key} holds {what} ({character!a}), which databases refuse")
+def _check_storable(obj: dict) -> None:
+    """Refuse an entry whose stored text PostgreSQL cannot hold."""
+    for key in _STORED_JSON_FIELDS:
+        value = obj.get(key)
+        for text in value if isinstance(value, list) else (value,):
+            if isinstance(text, str) and (found := _UNSTORABLE.search(text)):
+                character = found.group()
+                what = "a NUL character" if character == "\x00" else "half a surrogate pair"
+                raise _BadEntry(f"{key} holds {what} ({character!a}), which databases refuse")
+
+
+_STORED_JSON_FIELDS = (
+    "id", "title", "abstract", "authors", "affiliations", "categories", "comment", "doi",
+    "journal_ref", "topics",
+)  # fmt: skip
 
 
 def _json_version(value: object) -> int:
