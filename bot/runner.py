@@ -501,7 +501,7 @@ def follow_on_terminal(app: App, *, now: datetime) -> None:
         session.commit()
 
 
-def sync_catalog(app: App) -> None:
+def _sync_catalog(app: App) -> None:
     if app.sync_catalog(now=datetime.now(UTC)).pending:
         log.info("the tagger changed: stored papers are re-tagged in the background")
 
@@ -511,13 +511,13 @@ def run(settings: Settings, *, once: bool = False) -> int:
     app = build_app(settings)
     try:
         if once:
-            sync_catalog(app)
+            _sync_catalog(app)
             runtime = Runtime(app, adapters=[TerminalAdapter()])
             follow_on_terminal(app, now=runtime.clock())
             asyncio.run(run_once(runtime))
             return 0
         with hold_instance(app.engine, instance_name(settings)):
-            sync_catalog(app)
+            _sync_catalog(app)
             runtime = Runtime(app)
             if runtime.platforms == ["terminal"]:
                 follow_on_terminal(app, now=runtime.clock())

@@ -81,18 +81,21 @@ class Cooldowns:
         self._last: dict[tuple, datetime] = {}
         self._told: set[tuple] = set()
 
-    def refusal(self, key: tuple, command: str, now: datetime) -> Reply | None:
-        """None when `command` may run now in the chat `key` (and it counts as run)."""
-        period, last = self.periods.get(command), self._last.get((*key, command))
+    def refusal(self, chat: tuple, command: str, now: datetime) -> Reply | None:
+        """None when `command` may run now in `chat` (and it counts as run), else the notice,
+        quiet after the first one of a period."""
+        period = self.periods.get(command)
         if period is None:
             return None
+        slot = (*chat, command)
+        last = self._last.get(slot)
         if last is None or now - last >= period:
             self._forget_old(now)
-            self._last[(*key, command)] = now
-            self._told.discard((*key, command))
+            self._last[slot] = now
+            self._told.discard(slot)
             return None
-        told = (*key, command) in self._told
-        self._told.add((*key, command))
+        told = slot in self._told
+        self._told.add(slot)
         ago = round((now - last).total_seconds() / 60)
         wait = max(1, round((last + period - now).total_seconds() / 60))
         when = f"{ago} min ago" if ago else "just now"

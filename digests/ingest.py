@@ -68,7 +68,7 @@ class IngestReport:
         ]
         if self.superseded:
             lines.append(f"superseded: {self.superseded} (older versions read beside a newer one)")
-        lines += [f"skipped: {len(self.skipped)}"]
+        lines.append(f"skipped: {len(self.skipped)}")
         lines += [f"  {skip.where}: {skip.reason}" for skip in self.skipped[:max_skips]]
         if len(self.skipped) > max_skips:
             lines.append(f"  … and {len(self.skipped) - max_skips} more")
