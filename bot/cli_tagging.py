@@ -99,11 +99,10 @@ def cmd_eval(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _evaluation_text(catalog: Catalog, evaluation: Evaluation) -> str:
-    known = {topic.slug for topic in catalog.topics}
-    width = max((len(catalog.get(t.slug).name) for t in evaluation.topics), default=5)
+    width = max((len(_name(catalog, t.slug)) for t in evaluation.topics), default=5)
     lines = [f"{'topic':<{width}}  precision  recall    F1  positives  judged  borderline"]
     for t in evaluation.topics:
-        name = catalog.get(t.slug).name if t.slug in known else t.slug
+        name = _name(catalog, t.slug)
         lines.append(
             f"{name:<{width}}  {_figure(t.precision):>9}  {_figure(t.recall):>6}  "
             f"{_figure(t.f1):>4}  {t.true_positives + t.false_negatives:>9}  {t.judged:>6}  "
@@ -132,6 +131,14 @@ def _evaluation_text(catalog: Catalog, evaluation: Evaluation) -> str:
             because.append("terms " + ", ".join(f"{t} {w:+.2f}" for t, w in seen.terms[:4]))
         lines.append("      " + "; ".join(because))
     return "\n".join(lines)
+
+
+def _name(catalog: Catalog, slug: str) -> str:
+    """The topic's display name; its slug when the catalog no longer has it."""
+    try:
+        return catalog.get(slug).name
+    except KeyError:
+        return slug
 
 
 def _figure(value: float | None) -> str:
@@ -167,10 +174,9 @@ def _changes_text(catalog: Catalog, status: RetagStatus) -> str:
     changed = {slug: pair for slug, pair in status.changes.items() if any(pair)}
     if not changed:
         return "re-tagged: no topic changed"
-    known = {topic.slug for topic in catalog.topics}
-    width = max(len(catalog.get(s).name if s in known else s) for s in changed)
+    width = max(len(_name(catalog, slug)) for slug in changed)
     lines = [f"re-tagged: {len(changed)} topics changed", f"{'topic':<{width}}  gained   lost"]
     for slug, (gained, lost) in sorted(changed.items(), key=lambda item: -sum(item[1])):
-        name = catalog.get(slug).name if slug in known else slug
+        name = _name(catalog, slug)
         lines.append(f"{name:<{width}}  {gained:>6}  {lost:>5}")
     return "\n".join(lines)

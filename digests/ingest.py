@@ -13,7 +13,7 @@ from digests.catalog import Catalog, UnknownTopic
 from digests.feeds import ParsedFeed, Skip
 from digests.first_versions import date_listed, ids_to_look_up, undated
 from digests.papers import PaperRecord
-from digests.retag import RetagStatus, note_tagger
+from digests.retag import RetagStatus, note_tagger, tag_rows
 from digests.store import repo
 from digests.tagger import Tagger, TagScore
 
@@ -138,13 +138,9 @@ def ingest_records(
     report.new = len(result.new) - report.earlier
     report.updated, report.unchanged = len(result.updated), result.unchanged
     report.superseded = result.superseded
-    topic_ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
     changed = result.new | result.updated
     tagged, report.warnings = record_tags(tagger, catalog, list(changed.values()))
-    tags = {
-        paper_id: [(topic_ids[t.slug], t.score, t.source) for t in paper if t.slug in topic_ids]
-        for paper_id, paper in zip(changed, tagged, strict=True)
-    }
+    tags = tag_rows(session, list(changed), tagged)
     published_on = {paper_id: record.first_version_date for paper_id, record in changed.items()}
     report.tags_added = repo.write_tags(session, tags, published_on, now=now)
     return report

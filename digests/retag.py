@@ -18,7 +18,7 @@ from datetime import datetime
 from sqlmodel import Session
 
 from digests.store import repo
-from digests.tagger import Tagger
+from digests.tagger import Tagger, TagScore
 
 STATE_KEY = "tagger"
 BATCH = 500
@@ -60,13 +60,18 @@ def retag_status(session: Session) -> RetagStatus | None:
     )
 
 
-def note_tagger(session: Session, tagger: Tagger, *, now: datetime) -> RetagStatus:
-    """Start a re-tag run if the stored tags come from another tagger (at start-up)."""
+def note_tagger(
+    session: Session, tagger: Tagger, *, now: datetime, force: bool = False
+) -> RetagStatus:
+    """Start a re-tag run if the stored tags come from another tagger (at start-up), or,
+    with `force`, whenever none is under way."""
     status = retag_status(session)
     current = tagger.version
     if status is None and not repo.max_paper_id(session):
         status = RetagStatus(version=current)  # an empty store: nothing to re-tag
-    elif status is None or (status.target or status.version) != current:
+    elif status is None or (status.target or status.version) != current or force:
+        if status is not None and status.target == current:
+            return status  # forced, but this tagger's run is under way already
         status = RetagStatus(
             version=status.version if status else "",
             target=current,
@@ -76,6 +81,17 @@ def note_tagger(session: Session, tagger: Tagger, *, now: datetime) -> RetagStat
         return status
     repo.save_state(session, STATE_KEY, status.to_cursor(), now=now)
     return status
+
+
+def tag_rows(
+    session: Session, paper_ids: Sequence[int], tagged: Sequence[Sequence[TagScore]]
+) -> dict[int, list[tuple[int, float, str]]]:
+    """Each paper's tags as `repo.write_tags` stores them: (topic id, score, source)."""
+    topic_ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
+    return {
+        paper_id: [(topic_ids[t.slug], t.score, t.source) for t in tags if t.slug in topic_ids]
+        for paper_id, tags in zip(paper_ids, tagged, strict=True)
+    }
 
 
 def retag_batch(
@@ -107,12 +123,7 @@ def retag_all(
 ) -> RetagStatus:
     """Re-tag every stored paper now (`digestbot retag`), a batch per transaction."""
     with session_factory() as session:
-        status = note_tagger(session, tagger, now=now)
-        if not status.pending:  # forced: a run from the first paper with this tagger
-            status = RetagStatus(
-                version=status.version, target=tagger.version, last_id=repo.max_paper_id(session)
-            )
-            repo.save_state(session, STATE_KEY, status.to_cursor(), now=now)
+        status = note_tagger(session, tagger, now=now, force=True)
         session.commit()
     while status.pending:
         with session_factory() as session:
@@ -124,14 +135,10 @@ def retag_all(
 
 
 def _retag(session: Session, tagger: Tagger, rows: Sequence, changes: dict, *, now) -> None:
-    topic_ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
-    slugs = {topic_id: slug for slug, topic_id in topic_ids.items()}
+    slugs = {topic.id: slug for slug, topic in repo.topic_rows(session).items()}
     before = repo.machine_topics(session, [row.id for row in rows])
     tagged = tagger.tag_many([(row.title, row.abstract, row.categories) for row in rows])
-    tags = {
-        row.id: [(topic_ids[t.slug], t.score, t.source) for t in paper if t.slug in topic_ids]
-        for row, paper in zip(rows, tagged, strict=True)
-    }
+    tags = tag_rows(session, [row.id for row in rows], tagged)
     for paper_id, paper_tags in tags.items():
         after = {topic_id for topic_id, _, _ in paper_tags}
         for topic_id in after - before[paper_id]:

@@ -49,7 +49,7 @@ from typing import Literal
 import numpy as np
 
 from digests.catalog import Catalog, TopicDef, normalize
-from digests.text_features import MAX_ABSTRACT_CHARS, MAX_TITLE_CHARS, text_words
+from digests.text_features import paper_word_bytes
 from digests.topic_model import TopicModel
 
 UNIT = 0.2  # evidence is added up in integer units of this weight
@@ -139,7 +139,7 @@ class Tagger:
         the papers that need it together, which is much faster than one at a time."""
         prepared = []
         for title, abstract, categories in papers:
-            words = _words(title, abstract)
+            words = paper_word_bytes(title, abstract)
             prepared.append((*words, categories, self._candidates(*words, categories)))
         column = self._model_column
         asking = [
@@ -202,9 +202,10 @@ class Tagger:
 
     def candidates(self, title: str, abstract: str, categories: Sequence[str]) -> dict[str, float]:
         """Topics with any unvetoed evidence, with the rules' score (whether tagged or not)."""
+        found = self._candidates(*paper_word_bytes(title, abstract), categories)
         return {
             self._slugs[topic]: round(1.0 - math.exp(-units * UNIT), 4)
-            for topic, units in self._candidates(*_words(title, abstract), categories).items()
+            for topic, units in found.items()
         }
 
     def explain(
@@ -212,7 +213,7 @@ class Tagger:
     ) -> TagEvidence:
         """Why `slug` is or is not among the paper's tags, for `digestbot eval`."""
         topic = self._index[slug]
-        title_words, abstract_words = _words(title, abstract)
+        title_words, abstract_words = paper_word_bytes(title, abstract)
         units = self._candidates(title_words, abstract_words, categories).get(topic)
         related = {topic, *self._corroborators.get(topic, ())}
         related.update(self._index[s] for s in self.catalog.descendants(slug))
@@ -585,13 +586,6 @@ class _Matcher:
                 if pattern.search(joined):
                     found.add(evidence)
         return found
-
-
-def _words(title: str, abstract: str) -> tuple[list[bytes], list[bytes]]:
-    return (
-        text_words((title or "")[:MAX_TITLE_CHARS]),
-        text_words((abstract or "")[:MAX_ABSTRACT_CHARS]),
-    )
 
 
 def _composite_order(catalog: Catalog) -> list[TopicDef]:

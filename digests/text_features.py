@@ -41,9 +41,16 @@ def paper_terms(title: str, abstract: str, categories: Sequence[str] | str) -> l
 
 def paper_words(title: str, abstract: str) -> tuple[list[str], list[str]]:
     """The words of the title and of the abstract."""
-    title_words = text_words((title or "")[:MAX_TITLE_CHARS])
-    abstract_words = text_words((abstract or "")[:MAX_ABSTRACT_CHARS])
+    title_words, abstract_words = paper_word_bytes(title, abstract)
     return [w.decode() for w in title_words], [w.decode() for w in abstract_words]
+
+
+def paper_word_bytes(title: str, abstract: str) -> tuple[list[bytes], list[bytes]]:
+    """The words of the title and of the abstract as the tagger reads them (`text_words`)."""
+    return (
+        text_words((title or "")[:MAX_TITLE_CHARS]),
+        text_words((abstract or "")[:MAX_ABSTRACT_CHARS]),
+    )
 
 
 def category_terms(categories: Sequence[str] | str) -> list[str]:

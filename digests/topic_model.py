@@ -30,12 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from digests.text_features import (
-    MAX_ABSTRACT_CHARS,
-    MAX_TITLE_CHARS,
-    category_terms,
-    text_words,
-)
+from digests.text_features import category_terms, paper_word_bytes
 
 FORMAT = 2
 Words = tuple[list[bytes], list[bytes], Sequence[str]]  # title words, abstract words, categories
@@ -129,9 +124,8 @@ class TopicModel:
 
     def vector(self, title: str, abstract: str, categories: Sequence[str] | str) -> _Vector:
         """The paper's TF-IDF vector (sublinear term frequency, unit length)."""
-        title_words = text_words((title or "")[:MAX_TITLE_CHARS])
-        abstract_words = text_words((abstract or "")[:MAX_ABSTRACT_CHARS])
-        _, columns, values, _ = self._tf_idf([(title_words, abstract_words, categories)])
+        words = paper_word_bytes(title, abstract)
+        _, columns, values, _ = self._tf_idf([(*words, categories)])
         return _Vector(columns, values)
 
     def probabilities_many(self, papers: Sequence[Words]) -> np.ndarray:

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from digests.catalog import Catalog, CatalogError
-from digests.tagger import Tagger, _words
-from digests.text_features import paper_terms
+from digests.tagger import Tagger
+from digests.text_features import paper_terms, paper_word_bytes
 from digests.topic_model import ModelError, TopicModel
 from tests.shared_data import shared_dir
 
@@ -52,7 +52,7 @@ def test_a_paper_is_read_with_exactly_the_terms_training_counted(model, real_pap
 
 
 def test_a_paper_scores_the_same_in_a_batch_as_alone(model, real_papers) -> None:
-    words = [(*_words(title, abstract), categories) for title, abstract, categories in real_papers]
+    words = [(*paper_word_bytes(title, abstract), cats) for title, abstract, cats in real_papers]
     together = model.probabilities_many(words)
     alone = np.stack([model.probabilities_many([paper])[0] for paper in words])
     assert np.allclose(together, alone, atol=1e-6)
