@@ -36,12 +36,11 @@ sys.path.insert(0, str(REPO))
 from pydantic import SecretStr  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
-from bot.platforms.base import BotServices  # noqa: E402
+from bot.app import build_app  # noqa: E402
 from bot.platforms.discord import DiscordAdapter  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from digests.catalog import Catalog  # noqa: E402
 from digests.commands import CommandService  # noqa: E402
-from digests.delivery import Dispatcher  # noqa: E402
 from digests.ingest import ingest_records, sync_catalog  # noqa: E402
 from digests.papers import PaperRecord  # noqa: E402
 from digests.store import channels, deliveries, repo  # noqa: E402
@@ -169,23 +168,20 @@ async def one_run(count: int, catalog: Catalog, pace: bool, folder: Path, fake) 
     upgrade_schema(engine)
     seed_store(engine, catalog)
 
-    def session_factory() -> Session:
-        return Session(engine, expire_on_commit=False)
-
     where = fake.recv()
-    commands = CommandService(session_factory, catalog, clock=lambda: NOW)
-    dispatcher = Dispatcher(session_factory, {}, clock=lambda: NOW, sleep=asyncio.sleep)
-    services = BotServices(commands, dispatcher, session_factory, lambda: NOW)
     settings = Settings(
         _env_file=None,
+        database_url=engine.url.render_as_string(hide_password=False),
         discord_token=SecretStr(where["token"]),
         discord_api_url=where["api_url"],
         discord_gateway_url=where["gateway_url"],
     )
-    adapter = DiscordAdapter(settings, services, guild_ready_timeout=0.1)
+    app = build_app(settings, migrate=False, clock=lambda: NOW)
+    dispatcher = app.usecases.dispatcher
+    adapter = DiscordAdapter(settings, app.usecases, guild_ready_timeout=0.1)
     if not pace:
         dispatcher.paces["discord"] = None
-    dispatcher.senders["discord"] = adapter.sender
+    app.usecases.add_platform(adapter)
     parts = enqueue_everywhere(engine, catalog, adapter, count)
     await adapter.start()
     try:
@@ -198,6 +194,7 @@ async def one_run(count: int, catalog: Catalog, pace: bool, folder: Path, fake) 
         seconds = time.perf_counter() - started
     finally:
         await adapter.stop()
+        app.close()
     fake.send("report")
     report = fake.recv()
     engine.dispose()

@@ -26,14 +26,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pydantic import SecretStr
-from sqlmodel import Session
 
-from bot.platforms.base import BotServices
+from bot.app import build_app
 from bot.platforms.telegram import TelegramAdapter
 from bot.settings import Settings
-from digests.catalog import Catalog
-from digests.commands import CommandService
-from digests.delivery import SEND_TIMEOUT, Dispatcher
+from digests.delivery import SEND_TIMEOUT
 from digests.store.engine import open_engine, upgrade_schema
 from tests.fakes.telegram_server import FakeTelegram, sent_text
 from tests.queued import queue_digests
@@ -50,27 +47,23 @@ async def broadcast(chats: int, delay: float, timeout: float, scale: float) -> t
         engine = open_engine(f"sqlite:///{folder}/bench.db")
         upgrade_schema(engine)
 
-        def session_factory() -> Session:
-            return Session(engine, expire_on_commit=False)
-
         chat_ids = [6_000_000 + n for n in range(chats)]
         queue_digests(engine, chat_ids, PARTS, now=NOW)
         async with FakeTelegram(flood=None) as tg:
             for chat in chat_ids:
                 tg.add_chat(chat, type="private")
             tg.answer_delay = delay * scale
-            dispatcher = Dispatcher(
-                session_factory, {}, clock=lambda: NOW, backoff_base=1.0 * scale
-            )
-            commands = CommandService(session_factory, Catalog.load(), clock=lambda: NOW)
-            services = BotServices(commands, dispatcher, session_factory, lambda: NOW)
             settings = Settings(
+                database_url=engine.url.render_as_string(hide_password=False),
                 telegram_token=SecretStr(tg.token),
                 telegram_api_url=tg.base_url,
                 telegram_polling=False,
             )
-            adapter = TelegramAdapter(settings, services, send_timeout=timeout * scale)
-            dispatcher.senders[adapter.platform] = adapter.sender
+            app = build_app(settings, migrate=False, clock=lambda: NOW)
+            dispatcher = app.usecases.dispatcher
+            dispatcher.backoff_base = 1.0 * scale
+            adapter = TelegramAdapter(settings, app.usecases, send_timeout=timeout * scale)
+            app.usecases.add_platform(adapter)
             await adapter.start()
             try:
                 started = time.monotonic()
@@ -78,6 +71,7 @@ async def broadcast(chats: int, delay: float, timeout: float, scale: float) -> t
                 seconds = (time.monotonic() - started) / scale
             finally:
                 await adapter.stop()
+                app.close()
             copies = [Counter(sent_text(r) for r in tg.sent(chat)) for chat in chat_ids]
         engine.dispose()
     extra = sum(n - 1 for counts in copies for n in counts.values())

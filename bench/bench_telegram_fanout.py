@@ -31,14 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pydantic import SecretStr
 from sqlmodel import Session
 
-from bot.platforms.base import BotServices
+from bot.app import build_app
 from bot.platforms.telegram import TelegramAdapter, TelegramSender, telegram_rate_limiter
 from bot.platforms.telegram_render import render_digest
 from bot.settings import Settings
-from digests.catalog import Catalog
-from digests.commands import CommandService
 from digests.compose import DigestPaper, TopicRef, compose_digest
-from digests.delivery import Dispatcher
 from digests.momentum import compute_momentum
 from digests.pace import RequestPace
 from digests.papers import abs_url
@@ -150,21 +147,19 @@ async def fan_out(args, engine, plan: dict[int, int], sizes: dict[int, list[dict
     async with FakeTelegram(flood=FloodLimits().scaled(args.speed)) as tg:
         for chat_id in plan:
             tg.add_chat(chat_id)
-        pace = RequestPace(TelegramSender.sends_per_second * args.speed)
-        dispatcher = Dispatcher(
-            session_factory,
-            {},
-            clock=lambda: NOW,
-            concurrency=args.concurrency,
-            paces={"telegram": pace},
+        settings = Settings(
+            database_url=engine.url.render_as_string(hide_password=False),
+            telegram_token=SecretStr(tg.token),
+            telegram_api_url=tg.base_url,
         )
-        commands = CommandService(session_factory, Catalog.load(), clock=lambda: NOW)
-        services = BotServices(commands, dispatcher, session_factory, lambda: NOW)
-        settings = Settings(telegram_token=SecretStr(tg.token), telegram_api_url=tg.base_url)
+        app = build_app(settings, migrate=False, clock=lambda: NOW)
+        dispatcher = app.usecases.dispatcher
+        dispatcher.concurrency = args.concurrency
+        dispatcher.paces["telegram"] = RequestPace(TelegramSender.sends_per_second * args.speed)
         adapter = TelegramAdapter(
-            settings, services, rate_limiter=telegram_rate_limiter(args.speed)
+            settings, app.usecases, rate_limiter=telegram_rate_limiter(args.speed)
         )
-        dispatcher.senders[adapter.platform] = adapter.sender
+        app.usecases.add_platform(adapter)
         await adapter.start()
         try:
             started = time.monotonic()
@@ -172,6 +167,7 @@ async def fan_out(args, engine, plan: dict[int, int], sizes: dict[int, list[dict
             seconds = time.monotonic() - started
         finally:
             await adapter.stop()
+            app.close()
         lost = 0
         for chat_id, size in plan.items():
             got = [sent_text(record) for record in tg.sent(chat_id)]

@@ -1,37 +1,59 @@
-"""One function builds the running app from settings; the CLI and the tests both use it."""
+"""One function builds the running app from settings: the command line, `digestbot run` and
+the tests all use it, the tests with a fake clock, sleep or arXiv transport."""
 
 from __future__ import annotations
 
+import asyncio
+import socket
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
+from functools import partial
 
 import httpx
 from sqlalchemy import Engine
 from sqlmodel import Session
 
 from bot.arxiv import ArxivClient
-from bot.settings import Settings
+from bot.settings import Settings, spike_settings
 from digests.catalog import Catalog
-from digests.ingest import sync_catalog
-from digests.retag import RetagStatus
+from digests.delivery import Dispatcher
 from digests.store.engine import open_engine, upgrade_schema
 from digests.tagger import Tagger
+from digests.usecases import UseCases
 
 
 def user_agent(contact: str | None) -> str:
     return f"digestbot/0.1 (mailto:{contact})" if contact else "digestbot/0.1"
 
 
+def instance_name(settings: Settings) -> str:
+    return settings.instance_name or socket.gethostname()
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
 @dataclass
 class App:
     settings: Settings
     engine: Engine
-    catalog: Catalog
-    tagger: Tagger
+    usecases: UseCases
+    clock: Callable[[], datetime] = utc_now
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     arxiv_transport: httpx.AsyncBaseTransport | None = None
 
+    @property
+    def catalog(self) -> Catalog:
+        return self.usecases.catalog
+
+    @property
+    def tagger(self) -> Tagger:
+        return self.usecases.tagger
+
     def session(self) -> Session:
-        return Session(self.engine, expire_on_commit=False)
+        return self.usecases.session_factory()
 
     def arxiv_client(self) -> ArxivClient:
         settings = self.settings
@@ -45,14 +67,6 @@ class App:
             user_agent=user_agent(settings.arxiv_contact),
         )
 
-    def sync_catalog(self, *, now: datetime) -> RetagStatus:
-        """Store the catalog's topics; when the tagger changed, a re-tag run starts (the
-        scheduler works through it, `digestbot retag` finishes it at once)."""
-        with self.session() as session:
-            status = sync_catalog(session, catalog=self.catalog, tagger=self.tagger, now=now)
-            session.commit()
-        return status
-
     def close(self) -> None:
         self.engine.dispose()
 
@@ -61,9 +75,12 @@ def build_app(
     settings: Settings,
     *,
     migrate: bool = True,
+    clock: Callable[[], datetime] = utc_now,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     arxiv_transport: httpx.AsyncBaseTransport | None = None,
 ) -> App:
-    """Open the database (applying migrations), load the catalog and the tagger.
+    """Open the database (applying migrations), load the catalog and the tagger, and wire the
+    use cases. Chat platforms are added by `digestbot run` (or a test) with `add_platform`.
 
     Raises `DatabaseUnavailable`, `CatalogError` or `ModelError` with one-line messages.
     """
@@ -72,4 +89,26 @@ def build_app(
     engine = open_engine(settings.database_url)
     if migrate:
         upgrade_schema(engine)
-    return App(settings, engine, catalog, tagger, arxiv_transport)
+
+    def sessions() -> Session:
+        return Session(engine, expire_on_commit=False)
+
+    dispatcher = Dispatcher(
+        sessions,
+        {},
+        clock=clock,
+        sleep=sleep,
+        worker=instance_name(settings),
+        lease=timedelta(seconds=settings.delivery_lease_seconds),
+    )
+    usecases = UseCases(
+        sessions,
+        catalog,
+        tagger,
+        clock=clock,
+        dispatcher=dispatcher,
+        per_topic_cap=settings.digest_papers_per_topic,
+        grace=timedelta(hours=settings.digest_grace_hours),
+        spike_settings=partial(spike_settings, settings),
+    )
+    return App(settings, engine, usecases, clock, sleep, arxiv_transport)

@@ -21,6 +21,7 @@ from urllib.parse import quote_plus
 import httpx
 
 from digests.feeds import ArxivApiError, FeedError, ParsedFeed, parse_api_atom, parse_listing
+from digests.ingest import SourceUnavailable
 from digests.retry import backoff_delay
 
 API_PAGE_LIMIT = 2000
@@ -34,7 +35,7 @@ DEFAULT_USER_AGENT = "digestbot/0.1 (+mailto:digestbot@example.invalid)"
 _RETRYABLE_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 
 
-class ArxivUnavailable(RuntimeError):
+class ArxivUnavailable(SourceUnavailable):
     """arXiv could not be used: retries exhausted or a request refused. One-line message."""
 
 

@@ -17,9 +17,9 @@ from bot.settings import Settings, SettingsError, load_settings, unknown_env_key
 from digests.catalog import CatalogError, UnknownTopic
 from digests.chart_spec import digest_chart
 from digests.feeds import FeedError, parse_document
-from digests.ingest import IngestReport, ingest_parsed
+from digests.ingest import IngestReport
 from digests.render_text import clean_text, render_momentum, render_text
-from digests.reports import build_digest, topic_momenta
+from digests.reports import topic_momenta
 from digests.store.engine import DatabaseUnavailable
 from digests.store.instance import InstanceInUse
 from digests.topic_model import ModelError
@@ -156,7 +156,7 @@ def _now() -> datetime:
 
 def _with_app(settings: Settings) -> App:
     app = build_app(settings)
-    if app.sync_catalog(now=_now()).pending:
+    if app.usecases.sync_catalog().pending:
         _fail(
             "note: the tagger changed and stored papers are being re-tagged; "
             "`digestbot retag` finishes it now"
@@ -174,24 +174,13 @@ def _resolve(app: App, query: str):
 def cmd_ingest(settings: Settings, args: argparse.Namespace) -> int:
     app = _with_app(settings)
     if args.file is None:
-        from bot.ingest_jobs import ingest_listing
-
+        listing = app.usecases.ingest_listing
         report = asyncio.run(
-            _with_client(
-                app,
-                lambda client: ingest_listing(
-                    client,
-                    app.session,
-                    categories=settings.arxiv_categories,
-                    tagger=app.tagger,
-                    catalog=app.catalog,
-                    now=_now(),
-                ),
-            )
+            _with_client(app, lambda client: listing(client, settings.arxiv_categories))
         )
         print(report.summary())
         return 1 if report.missing else 0
-    report = ingest_file(app, args.file, now=_now())
+    report = ingest_file(app, args.file)
     print(report.summary())
     # An empty listing is a normal day; a document whose every entry was skipped is not.
     return 0 if report.read == 0 or report.read > len(report.skipped) else 1
@@ -206,16 +195,13 @@ def read_document(path: Path) -> bytes:
         raise CommandError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
-def ingest_file(app: App, path: Path, *, now: datetime) -> IngestReport:
+def ingest_file(app: App, path: Path) -> IngestReport:
     data = read_document(path)
     try:
         parsed = parse_document(data, name=str(path))
     except FeedError as exc:
         raise CommandError(f"{path}: {exc}") from None
-    with app.session() as session:
-        report = ingest_parsed(session, parsed, tagger=app.tagger, catalog=app.catalog, now=now)
-        session.commit()
-    return report
+    return app.usecases.ingest_document(parsed)
 
 
 async def _with_client(app: App, job: Callable):
@@ -303,14 +289,7 @@ def cmd_preview(settings: Settings, args: argparse.Namespace) -> int:
     since = args.since or until - timedelta(days=6)
     if since > until:
         raise CommandError("--since must not be after --as-of", EXIT_USAGE)
-    with app.session() as session:
-        digest = build_digest(
-            session,
-            topics,
-            since=since,
-            until=until,
-            per_topic_cap=settings.digest_papers_per_topic,
-        )
+    digest = app.usecases.digest(topics, since=since, until=until)
     print(render_text(digest, histogram=True))
     if args.chart and (spec := digest_chart(digest)):  # --follow gives it a topic at least
         _write_chart(args.chart, spec)
@@ -352,11 +331,7 @@ def cmd_spikes(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
-    from digests.status import read_status
-
-    app = build_app(settings)
-    with app.session() as session:
-        status = read_status(session, now=_now())
+    status = build_app(settings).usecases.status()
     if args.json:
         print(json.dumps(status.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -365,13 +340,9 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_deliveries(settings: Settings, args: argparse.Namespace) -> int:
-    from digests.store.deliveries import requeue_failed
-
     since = datetime.combine(args.since, datetime.min.time(), UTC) if args.since else None
     window = timedelta(hours=max(settings.digest_grace_hours, 1))
-    app = build_app(settings)
-    with app.session() as session:
-        count = requeue_failed(session, since=since, now=_now(), window=window)
+    count = build_app(settings).usecases.retry_failed(since=since, window=window)
     print(f"{count} failed deliver{'y' if count == 1 else 'ies'} queued to be sent again")
     return 0
 

@@ -22,6 +22,7 @@ from digests.papers import PaperRecord
 from digests.render_text import clean_text
 from digests.retag import RetagStatus, retag_all
 from digests.store import repo
+from digests.store.unit_of_work import unit_of_work
 from digests.tagger import Tagger, TagScore
 
 CHUNK = 2_000  # papers tagged together; the learned tier is much faster in batches
@@ -149,9 +150,8 @@ def cmd_retag(settings: Settings, args: argparse.Namespace) -> int:
     """Re-tag every stored paper now and say what changed per topic."""
     app = build_app(settings)
     try:
-        with app.session() as session:
+        with unit_of_work(app.session) as session:
             repo.sync_topics(session, app.catalog.topics)
-            session.commit()
         status = retag_all(
             app.session, app.tagger, now=datetime.now(UTC), progress=_progress(args.quiet)
         )

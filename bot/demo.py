@@ -14,8 +14,6 @@ from datetime import UTC, date, datetime, time, timedelta
 from importlib import resources
 from pathlib import Path
 
-from sqlalchemy import func, select
-
 from bot.app import App, build_app
 from bot.settings import Settings
 from digests.catalog import UnknownTopic
@@ -23,8 +21,8 @@ from digests.feeds import parse_jsonl
 from digests.ingest import ingest_records
 from digests.papers import PaperRecord
 from digests.render_text import long_date, period_text, render_text
-from digests.reports import build_digest
-from digests.store.models import PaperTopic
+from digests.store import repo
+from digests.store.unit_of_work import unit_of_work
 
 CORPUS = "demo_corpus.jsonl.gz"
 TOPIC = "rl-for-llm-agents"
@@ -47,11 +45,10 @@ def replay(app: App, records: list[PaperRecord]) -> dict[date, int]:
     by_day: dict[date, list[PaperRecord]] = defaultdict(list)
     for record in records:
         by_day[record.first_version_date].append(record)
-    with app.session() as session:
-        for day, day_records in sorted(by_day.items()):
-            now = datetime.combine(day, INGEST_TIME, tzinfo=UTC)
+    for day, day_records in sorted(by_day.items()):
+        now = datetime.combine(day, INGEST_TIME, tzinfo=UTC)
+        with unit_of_work(app.session) as session:
             ingest_records(session, day_records, tagger=app.tagger, catalog=app.catalog, now=now)
-            session.commit()
     return {day: len(day_records) for day, day_records in by_day.items()}
 
 
@@ -62,7 +59,10 @@ def run_demo(settings: Settings) -> int:
         return 1
     with tempfile.TemporaryDirectory(prefix="digestbot-demo-") as scratch:
         database = Path(scratch) / "demo.db"
-        app = build_app(settings.model_copy(update={"database_url": f"sqlite:///{database}"}))
+        # The catalog is stored as of the corpus' first day, before any paper of it.
+        start = datetime.combine(records[0].first_version_date, time.min, tzinfo=UTC)
+        demo = settings.model_copy(update={"database_url": f"sqlite:///{database}"})
+        app = build_app(demo, clock=lambda: start)
         try:
             return _run(app, records)
         finally:
@@ -76,22 +76,14 @@ def _run(app: App, records: list[PaperRecord]) -> int:
         print(f"digestbot demo: the catalog has no topic for the demo: {exc}")
         return 1
     first_day = records[0].first_version_date
-    app.sync_catalog(now=datetime.combine(first_day, time.min, tzinfo=UTC))
+    app.usecases.sync_catalog()
     started = clock.perf_counter()
     days = replay(app, records)
     elapsed = clock.perf_counter() - started
     end = max(days)
     with app.session() as session:
-        topics_tagged = session.execute(
-            select(func.count(func.distinct(PaperTopic.topic_id)))
-        ).scalar_one()
-        digest = build_digest(
-            session,
-            [topic],
-            since=end - timedelta(days=6),
-            until=end,
-            per_topic_cap=app.settings.digest_papers_per_topic,
-        )
+        topics_tagged = repo.tagged_topic_count(session)
+    digest = app.usecases.digest([topic], since=end - timedelta(days=6), until=end)
     categories = {category for record in records for category in record.categories}
     print("digestbot demo: GENERATED papers, not real ones (titles, authors and ids are made up)")
     print(

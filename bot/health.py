@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
-from sqlmodel import Session
 
-from digests.status import read_status
+from digests.status import Status
 
 
 class Metrics:
@@ -48,8 +46,7 @@ class Metrics:
             registry=self.registry,
         )
 
-    def refresh(self, session: Session, *, now: datetime, leader: bool) -> dict:
-        status = read_status(session, now=now, upcoming=1)
+    def refresh(self, status: Status, *, leader: bool) -> dict:
         self.queue_depth.set(status.queue_depth)
         if status.last_ingest:
             self.last_ingest.set(status.last_ingest.timestamp())
@@ -58,26 +55,23 @@ class Metrics:
 
 
 def health_app(
-    metrics: Metrics,
-    session_factory: Callable[[], Session],
-    clock: Callable[[], datetime],
-    leader: Callable[[], bool],
+    metrics: Metrics, status: Callable[..., Status], leader: Callable[[], bool]
 ) -> web.Application:
+    """`status` is the status use case (`UseCases.status`)."""
+
     async def healthz(request: web.Request) -> web.Response:
         try:
-            with session_factory() as session:
-                status = metrics.refresh(session, now=clock(), leader=leader())
+            found = metrics.refresh(status(upcoming=1), leader=leader())
         except Exception as exc:  # the probe reports any failure instead of crashing
             body = {"status": "error", "error": str(exc).splitlines()[0][:200]}
             return web.json_response(body, status=503)
         return web.Response(
-            text=json.dumps({"status": "ok", "leader": leader(), **status}),
+            text=json.dumps({"status": "ok", "leader": leader(), **found}),
             content_type="application/json",
         )
 
     async def metrics_page(request: web.Request) -> web.Response:
-        with session_factory() as session:
-            metrics.refresh(session, now=clock(), leader=leader())
+        metrics.refresh(status(upcoming=1), leader=leader())
         return web.Response(
             body=generate_latest(metrics.registry), headers={"Content-Type": CONTENT_TYPE_LATEST}
         )

@@ -1,4 +1,4 @@
-"""Jobs that move arXiv data into the store: today's listing, and a resumable API backfill.
+"""A resumable backfill from the arXiv API (today's listing is `UseCases.ingest_listing`).
 
 Each fetched page is stored in its own transaction together with the cursor that says what
 comes next, so an interrupted backfill resumes at the first page it had not stored.
@@ -10,26 +10,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from sqlmodel import Session
-
 from bot.arxiv import API_PAGE_LIMIT, ArxivClient, ArxivUnavailable, submitted_query
 from digests.catalog import Catalog
 from digests.feeds import ParsedFeed, Skip
-from digests.ingest import IngestReport, ingest_parsed, listing_ids_to_look_up
+from digests.ingest import IngestReport, ingest_parsed
 from digests.store.repo import load_state, save_state
+from digests.store.unit_of_work import SessionFactory, unit_of_work
 from digests.tagger import Tagger
 
 BACKFILL_KEY = "backfill"
 # A new request ending this close to a stored one is the same request, run again.
 RESUME_TOLERANCE = timedelta(days=1)
-CUT_LISTING = (
-    "arXiv's answer stayed cut short: the entries after the cut were not read; "
-    "the next ingest reads the listing again"
-)
 _DAY = timedelta(days=1)
 _MINUTE = timedelta(minutes=1)
-
-SessionFactory = Callable[[], Session]
 
 
 class BackfillInterrupted(ArxivUnavailable):
@@ -38,53 +31,6 @@ class BackfillInterrupted(ArxivUnavailable):
     def __init__(self, message: str, report: IngestReport) -> None:
         super().__init__(message)
         self.report = report
-
-
-def listing_key(categories: Sequence[str]) -> str:
-    return "rss:" + "+".join(categories)
-
-
-async def ingest_listing(
-    client: ArxivClient,
-    session_factory: SessionFactory,
-    *,
-    categories: Sequence[str],
-    tagger: Tagger,
-    catalog: Catalog,
-    now: datetime,
-) -> IngestReport:
-    """Fetch today's listing for `categories` and store it in one transaction.
-
-    Cross-lists and replacements of papers not held are dated by their first version: by the
-    arXiv API's date for recent ones (batched look-ups through the same polite client), by
-    their id when the API gives none.
-    """
-    parsed = await client.fetch_listing(categories)
-    with session_factory() as session:
-        wanted = listing_ids_to_look_up(session, parsed.records)
-    looked_up, problem = await _first_versions(client, wanted)
-    with session_factory() as session:
-        report = ingest_parsed(
-            session, parsed, tagger=tagger, catalog=catalog, now=now, looked_up=looked_up
-        )
-        if problem:
-            report.warnings.append(Skip("first-version dates", problem))
-        if parsed.cut_short:
-            report.missing.append(Skip("listing", CUT_LISTING))
-        cursor = {"fetched_at": now.isoformat(), "read": parsed.read, "new": report.new}
-        save_state(session, listing_key(categories), cursor, now=now, success=True)
-        session.commit()
-    return report
-
-
-async def _first_versions(client: ArxivClient, ids: list[str]) -> tuple[dict, str]:
-    """The API's dates for `ids`, or none and why: the listing is stored either way."""
-    if not ids:
-        return {}, ""
-    try:
-        return await client.first_versions(ids), ""
-    except ArxivUnavailable as exc:
-        return {}, f"none from the arXiv API ({exc}); {len(ids)} dated by their id instead"
 
 
 @dataclass
@@ -227,10 +173,9 @@ async def backfill(
         say(f"resuming backfill of {_describe(cursor)}: {day:%Y-%m-%d}, from {cursor.next_start}")
 
     def store(page: ParsedFeed) -> None:
-        with session_factory() as session:
+        with unit_of_work(session_factory) as session:
             page_report = ingest_parsed(session, page, tagger=tagger, catalog=catalog, now=now)
             save_state(session, BACKFILL_KEY, cursor.to_state(), now=now, success=cursor.complete)
-            session.commit()
         report.merge(page_report)
 
     while not cursor.done:

@@ -18,9 +18,7 @@ import asyncio
 import itertools
 import logging
 import signal
-import socket
 import time
-from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -28,33 +26,22 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from sqlmodel import Session
 
-from bot.app import App, build_app
+from bot.app import App, build_app, instance_name
 from bot.arxiv import ArxivUnavailable
 from bot.health import Metrics, health_app, start_health_server
-from bot.ingest_jobs import ingest_listing
 from bot.logs import configure_logging
-from bot.platforms.base import Adapter, BotServices
+from bot.platforms.base import Adapter
 from bot.platforms.terminal import CHAT_ID as TERMINAL_CHAT
 from bot.platforms.terminal import TerminalAdapter
-from bot.settings import Settings, SettingsError, spike_settings
-from digests.alerting import ALERT_WINDOW, plan_alerts
+from bot.settings import Settings, SettingsError
 from digests.catalog import UnknownTopic
-from digests.commands import CommandService
-from digests.delivery import Dispatcher, Transient, send_rate_share, withdraw_sender
-from digests.dispatch import (
-    PlannedDigest,
-    due_channels,
-    plan_digests,
-    plan_instant,
-    record_skipped,
-)
-from digests.render_text import period_text, render_text
-from digests.reports import build_digest
-from digests.retag import retag_batch
+from digests.delivery import Transient, send_rate_share, withdraw_sender
+from digests.render_text import render_text
 from digests.retry import backoff_delay
-from digests.store import channels, deliveries, repo
 from digests.store import lease as leases
 from digests.store.instance import InstanceInUse, hold_instance
+from digests.store.unit_of_work import unit_of_work
+from digests.usecases import UseCases
 
 log = logging.getLogger("digestbot")
 
@@ -70,40 +57,21 @@ CONNECT_BACKOFF_CAP = 300.0  # seconds between attempts to reach a platform, at 
 
 
 class Runtime:
-    """Everything `digestbot run` runs, built from one App; tests build it with fakes."""
+    """The scheduler and the chat platforms of `digestbot run`, around one App: the runtime
+    decides when (and which replica) runs a use case; the use cases decide what happens."""
 
-    def __init__(
-        self,
-        app: App,
-        *,
-        clock: Callable[[], datetime] | None = None,
-        adapters: list[Adapter] | None = None,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    ) -> None:
+    def __init__(self, app: App, *, adapters: list[Adapter] | None = None) -> None:
         self.app = app
-        self.clock = clock or (lambda: datetime.now(UTC))
+        self.usecases = app.usecases
+        self.clock = app.clock
+        self.sleep = app.sleep
         self.name = instance_name(app.settings)
-        settings = app.settings
-        commands = CommandService(
-            app.session,
-            app.catalog,
-            clock=self.clock,
-            per_topic_cap=settings.digest_papers_per_topic,
-        )
-        self.dispatcher = Dispatcher(
-            app.session,
-            {},
-            clock=self.clock,
-            sleep=sleep,
-            worker=self.name,
-            lease=timedelta(seconds=settings.delivery_lease_seconds),
-        )
-        self.services = BotServices(commands, self.dispatcher, app.session, self.clock)
+        self.dispatcher = app.usecases.dispatcher
         self.adapters = (
-            adapters if adapters is not None else build_adapters(settings, self.services)
+            adapters if adapters is not None else build_adapters(app.settings, self.usecases)
         )
         for adapter in self.adapters:
-            self.dispatcher.senders[adapter.platform] = adapter.sender
+            self.usecases.add_platform(adapter)
         self.is_leader = False
         self.metrics = Metrics()
         self._ingest_lock = asyncio.Lock()
@@ -111,14 +79,10 @@ class Runtime:
         self._retag_done = False
         self._swept: set[str] = set()  # kinds whose every schedule this leader has looked at
         self._connecting: list[asyncio.Task] = []  # platforms tried again after a failed start
-        self.sleep = sleep
 
     @property
     def platforms(self) -> list[str]:
         return [adapter.platform for adapter in self.adapters]
-
-    def adapter(self, platform: str) -> Adapter:
-        return next(a for a in self.adapters if a.platform == platform)
 
     async def ingest(self) -> None:
         """The scheduled ingest: a failure is logged and retried by the next run."""
@@ -129,22 +93,16 @@ class Runtime:
 
     async def ingest_now(self) -> None:
         """Fetch the latest listings and act on new papers; raises ArxivUnavailable."""
-        app = self.app
-        async with self._ingest_lock, app.arxiv_client() as client:
-            report = await ingest_listing(
-                client,
-                app.session,
-                categories=app.settings.arxiv_categories,
-                tagger=app.tagger,
-                catalog=app.catalog,
-                now=self.clock(),
-            )
+        categories = self.app.settings.arxiv_categories
+        async with self._ingest_lock, self.app.arxiv_client() as client:
+            report = await self.usecases.ingest_listing(client, categories)
         say = log.warning if report.missing else log.info
         say("ingest: %s", report.summary().replace("\n", ", "))
         self.metrics.papers_ingested.inc(report.new)
         if self.is_leader and report.new:
-            self.plan_instant()
-            self.plan_alerts()
+            self.usecases.plan_instant()
+            if alerts := self.usecases.plan_alerts():
+                log.info("spike alerts: %d queued", alerts)
             await self.drain()
 
     async def lead(self) -> None:
@@ -153,7 +111,7 @@ class Runtime:
         lets it lapse."""
         async with self._tick_lock:
             ttl = timedelta(seconds=self.app.settings.scheduler_lease_seconds)
-            with self.app.session() as session:
+            with unit_of_work(self.app.session) as session:
                 self.share_send_rates(session, ttl)
                 self.is_leader = leases.try_acquire(
                     session, LEASE_NAME, self.name, now=self.clock(), ttl=ttl
@@ -179,103 +137,12 @@ class Runtime:
 
     def plan(self, kind: str) -> int:
         """Store every due digest of this kind as a delivery; returns how many were stored."""
-        now, settings = self.clock(), self.app.settings
-        grace = settings.digest_grace_hours
-        with self.app.session() as session:
-            # A new leader looks at every schedule once; after that, at the recent ones.
-            horizon = None if kind not in self._swept else timedelta(hours=grace + 24)
-            due = due_channels(
-                session,
-                kind=kind,
-                platforms=self.platforms,
-                now=now,
-                grace=timedelta(hours=grace),
-                horizon=horizon,
-            )
-            self._swept.add(kind)
-            skipped = record_skipped(session, due.skip, now=now)
-            planned = plan_digests(
-                session, self.app.catalog, due.send, per_topic_cap=settings.digest_papers_per_topic
-            )
-            stored = self._store(session, planned, now=now)
-            session.commit()
+        # A new leader looks at every schedule once; after that, at the recent ones.
+        every_schedule = kind not in self._swept
+        self._swept.add(kind)
+        stored, skipped = self.usecases.plan_digests(kind, every_schedule=every_schedule)
         if stored or skipped:
             log.info("%s digests: %d stored, %d missed periods skipped", kind, stored, skipped)
-        return stored
-
-    def plan_instant(self) -> int:
-        """After an ingest: the new papers of `instant` follows, in one batch per channel."""
-        now = self.clock()
-        with self.app.session() as session:
-            planned = plan_instant(
-                session,
-                self.app.catalog,
-                platforms=self.platforms,
-                now=now,
-                per_topic_cap=self.app.settings.digest_papers_per_topic,
-            )
-            stored = self._store(session, planned, now=now)
-            session.commit()
-        return stored
-
-    def plan_alerts(self) -> int:
-        """Scan for spikes and queue an alert for every channel following a spiking topic."""
-        now = self.clock()
-        with self.app.session() as session:
-            _, planned = plan_alerts(
-                session,
-                self.app.catalog,
-                platforms=self.platforms,
-                as_of=now.date(),
-                settings=spike_settings(self.app.settings),
-                now=now,
-            )
-            stored = 0
-            for plan in planned:
-                adapter = self.adapter(plan.platform)
-                parts = adapter.render_alert(plan.alert, mention_role_id=plan.role_id)
-                stored += (
-                    deliveries.enqueue(
-                        session,
-                        channel_id=plan.channel_id,
-                        kind="alert",
-                        period_key=plan.period_key,
-                        parts=parts,
-                        paper_count=plan.alert.momentum.count,
-                        now=now,
-                        stale_at=now + ALERT_WINDOW,
-                    )
-                    is not None
-                )
-            session.commit()
-        if stored:
-            log.info("spike alerts: %d queued", stored)
-        return stored
-
-    def _store(self, session, planned: list[PlannedDigest], *, now: datetime) -> int:
-        grace = timedelta(hours=self.app.settings.digest_grace_hours)
-        stored = 0
-        for plan in planned:
-            digest, kind = plan.digest, plan.occurrence.kind
-            title = f"{kind.title()} digest · {period_text(digest.period_start, digest.period_end)}"
-            parts = (
-                self.adapter(plan.platform).render_digest(digest, title=title)
-                if not digest.is_empty
-                else []
-            )
-            stored += (
-                deliveries.enqueue(
-                    session,
-                    channel_id=plan.channel_id,
-                    kind=kind,
-                    period_key=plan.occurrence.key,
-                    parts=parts,
-                    paper_count=digest.paper_count,
-                    now=now,
-                    stale_at=plan.occurrence.due_at + grace,
-                )
-                is not None
-            )
         return stored
 
     async def drain(self) -> None:
@@ -295,7 +162,7 @@ class Runtime:
         started = time.monotonic()
         while time.monotonic() - started < RETAG_SLICE:
             async with self._ingest_lock:  # one writer of tags at a time
-                status = await asyncio.to_thread(self._retag_batch)
+                status = await asyncio.to_thread(self.usecases.retag_batch)
             if status is None or not status.pending:
                 self._retag_done = True
                 if status is not None:
@@ -303,16 +170,8 @@ class Runtime:
                     log.info("re-tagging done: %d topics changed (see digestbot retag)", changed)
                 return
 
-    def _retag_batch(self):
-        with self.app.session() as session:
-            status = retag_batch(session, self.app.tagger, now=self.clock())
-            session.commit()
-        return status
-
     def housekeeping(self) -> None:
-        with self.app.session() as session:
-            removed = deliveries.forget_finished(session, before=self.clock() - timedelta(days=90))
-            session.commit()
+        removed = self.usecases.forget_old_deliveries(days=90)
         log.info("housekeeping: %d old deliveries removed", removed)
 
     def schedule(self, scheduler: AsyncIOScheduler) -> None:
@@ -363,9 +222,7 @@ class Runtime:
     async def start(self) -> None:
         """Take back this instance's claims and connect every platform. One that cannot be
         reached is tried again in the background, with backoff, while the rest runs."""
-        with self.app.session() as session:
-            taken_back = deliveries.release_claims(session, worker=self.name)
-        if taken_back:
+        if taken_back := self.dispatcher.release_claims():
             log.info("resuming %d deliveries this instance had started", taken_back)
         for adapter in self.adapters:
             try:
@@ -397,7 +254,7 @@ class Runtime:
         settings = self.app.settings
         if settings.health_port is None:
             return None
-        app = health_app(self.metrics, self.app.session, self.clock, lambda: self.is_leader)
+        app = health_app(self.metrics, self.usecases.status, lambda: self.is_leader)
         runner = await start_health_server(app, settings.health_host, settings.health_port)
         log.info("health endpoint on %s:%d", settings.health_host, settings.health_port)
         return runner
@@ -412,17 +269,13 @@ class Runtime:
                 await asyncio.wait_for(adapter.stop(), timeout=SHUTDOWN_SECONDS / 2)
             except Exception:  # shutting down: log whatever went wrong and go on
                 log.warning("%s adapter did not stop cleanly", adapter.platform, exc_info=True)
-        with self.app.session() as session:
+        with unit_of_work(self.app.session) as session:
             leases.release(session, LEASE_NAME, self.name, now=self.clock())
             for platform in self.platforms:
                 withdraw_sender(session, platform, self.name, now=self.clock())
 
 
-def instance_name(settings: Settings) -> str:
-    return settings.instance_name or socket.gethostname()
-
-
-def build_adapters(settings: Settings, services: BotServices) -> list[Adapter]:
+def build_adapters(settings: Settings, services: UseCases) -> list[Adapter]:
     """Every platform that has a token; the terminal when there is none."""
     from bot.platforms.discord import build_discord
     from bot.platforms.telegram import build_telegram
@@ -461,16 +314,9 @@ async def serve(runtime: Runtime) -> None:
 async def run_once(runtime: Runtime) -> None:
     """One ingest, then the terminal's digest of the last seven days, printed."""
     await runtime.ingest_now()
-    app, until = runtime.app, runtime.clock().date()
-    topics = terminal_topics(app)
-    with app.session() as session:
-        digest = build_digest(
-            session,
-            topics,
-            since=until - timedelta(days=6),
-            until=until,
-            per_topic_cap=app.settings.digest_papers_per_topic,
-        )
+    until = runtime.clock().date()
+    topics = terminal_topics(runtime.app)
+    digest = runtime.usecases.digest(topics, since=until - timedelta(days=6), until=until)
     print(render_text(digest, histogram=True), flush=True)
 
 
@@ -485,24 +331,13 @@ def terminal_topics(app: App) -> list:
     return topics
 
 
-def follow_on_terminal(app: App, *, now: datetime) -> None:
+def follow_on_terminal(app: App) -> None:
     """The terminal is a channel like any other, following TERMINAL_FOLLOWS."""
-    with app.session() as session:
-        channel = channels.get_or_create_channel(
-            session,
-            platform="terminal",
-            chat_id=TERMINAL_CHAT,
-            kind="private",
-            title="terminal",
-            now=now,
-        )
-        ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
-        channels.set_follows(session, channel, [ids[t.slug] for t in terminal_topics(app)], now=now)
-        session.commit()
+    app.usecases.follow_exactly("terminal", TERMINAL_CHAT, terminal_topics(app), title="terminal")
 
 
 def _sync_catalog(app: App) -> None:
-    if app.sync_catalog(now=datetime.now(UTC)).pending:
+    if app.usecases.sync_catalog().pending:
         log.info("the tagger changed: stored papers are re-tagged in the background")
 
 
@@ -513,14 +348,14 @@ def run(settings: Settings, *, once: bool = False) -> int:
         if once:
             _sync_catalog(app)
             runtime = Runtime(app, adapters=[TerminalAdapter()])
-            follow_on_terminal(app, now=runtime.clock())
+            follow_on_terminal(app)
             asyncio.run(run_once(runtime))
             return 0
         with hold_instance(app.engine, instance_name(settings)):
             _sync_catalog(app)
             runtime = Runtime(app)
             if runtime.platforms == ["terminal"]:
-                follow_on_terminal(app, now=runtime.clock())
+                follow_on_terminal(app)
             asyncio.run(serve(runtime))
     except EXPLAINED:
         raise  # the command line says these in one line

@@ -6,13 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import select
 from sqlmodel import Session
 
 from digests.alerts import SpikeAlert, alert_period_key, build_alerts
 from digests.catalog import Catalog
 from digests.spikes import SpikeDecision, SpikeSettings, record, scan
-from digests.store.models import Channel, Follow, Topic
+from digests.store import channels
 
 # A spike alert is news for a day; after that the next scan's momentum says more.
 ALERT_WINDOW = timedelta(days=1)
@@ -47,20 +46,9 @@ def plan_alerts(
     if alerting:
         alerts = build_alerts(session, catalog.topics, alerting, as_of=as_of)
         for alert in alerts:
-            for channel_id, platform, role in _subscribers(session, alert.topic.slug, platforms):
+            subscribers = channels.alert_subscribers(session, alert.topic.slug, platforms)
+            for channel_id, platform, role in subscribers:
                 key = alert_period_key(alert.topic.slug, as_of)
                 planned.append(PlannedAlert(channel_id, platform, role, key, alert))
     record(session, decisions, now=now)
     return decisions, planned
-
-
-def _subscribers(session: Session, slug: str, platforms: Sequence[str]) -> list[tuple]:
-    return list(
-        session.execute(
-            select(Channel.id, Channel.platform, Channel.alert_role_id)
-            .join(Follow, Follow.channel_id == Channel.id)
-            .join(Topic, Topic.id == Follow.topic_id)
-            .where(Topic.slug == slug, Channel.alerts_enabled, Channel.paused_reason.is_(None))
-            .where(Channel.platform.in_(platforms))
-        ).all()
-    )

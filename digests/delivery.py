@@ -36,6 +36,7 @@ from digests.retry import backoff_delay
 from digests.store import channels, deliveries
 from digests.store import lease as leases
 from digests.store.deliveries import Claimed
+from digests.store.unit_of_work import unit_of_work
 
 log = logging.getLogger(__name__)
 
@@ -183,10 +184,15 @@ class Dispatcher:
             await asyncio.gather(worker(first), *others)
         return report
 
+    def release_claims(self) -> int:
+        """On start: take back what this worker had claimed before it stopped or crashed."""
+        with unit_of_work(self.session_factory) as session:
+            return deliveries.release_claims(session, worker=self.worker)
+
     def _claim(self) -> Claimed | None:
         if self.stopping:
             return None
-        with self.session_factory() as session:
+        with unit_of_work(self.session_factory) as session:
             claimed = deliveries.claim_due(
                 session,
                 platforms=list(self.senders),
@@ -200,23 +206,26 @@ class Dispatcher:
     async def deliver(self, item: Claimed, report: DrainReport) -> None:
         address = Address(item.platform, item.chat_id, item.thread_id)
         sender = self.senders[item.platform]
+        # One session for the delivery; each write in it is a transaction of its own
+        # (`session.begin()`), committed at once, so other workers see a part sent right away
+        # and no transaction (nor pooled connection) is held while awaiting the platform.
         with self.session_factory() as session:
             if self.clock() >= _stale_at(item):  # e.g. its chat was paused until now
                 reason = item.last_error or "still waiting then"
                 report.failed += self._later(session, item, 0, reason) == "failed"
                 return
-            parts = deliveries.unsent_parts(session, item.delivery_id)
-            # Hold no transaction (nor pooled connection) while awaiting the platform.
-            session.commit()
+            with session.begin():
+                parts = deliveries.unsent_parts(session, item.delivery_id)
             for seq, payload in parts:
                 if self.stopping:
-                    deliveries.release(
-                        session,
-                        item.delivery_id,
-                        retry_at=self.clock(),
-                        error=None,
-                        now=self.clock(),
-                    )
+                    with session.begin():
+                        deliveries.release(
+                            session,
+                            item.delivery_id,
+                            retry_at=self.clock(),
+                            error=None,
+                            now=self.clock(),
+                        )
                     return
                 outcome, address = await self._send_part(
                     session, item, sender, address, seq, payload
@@ -226,7 +235,8 @@ class Dispatcher:
                     return
                 report.parts_sent += outcome == "sent"
                 report.unconfirmed += outcome == "unconfirmed"
-            status = deliveries.finish(session, item.delivery_id, now=self.clock())
+            with session.begin():
+                status = deliveries.finish(session, item.delivery_id, now=self.clock())
         report.delivered += status == "sent"
         report.failed += status == "failed"
 
@@ -248,9 +258,15 @@ class Dispatcher:
         while True:
             # Renew the claim right before sending: a replica that lost it (it stalled past the
             # lease and another one took over) must not send the part a second time.
-            if not deliveries.renew_claim(
-                session, item.delivery_id, worker=self.worker, now=self.clock(), lease=self.lease
-            ):
+            with session.begin():
+                renewed = deliveries.renew_claim(
+                    session,
+                    item.delivery_id,
+                    worker=self.worker,
+                    now=self.clock(),
+                    lease=self.lease,
+                )
+            if not renewed:
                 log.warning("delivery %s was taken over by another worker", item.delivery_id)
                 return "lost", address
             if (pace := self._pace(item.platform)) is not None:
@@ -272,23 +288,24 @@ class Dispatcher:
                 await self.sleep(self._backoff(transient_failures))
                 continue
             except ChatMoved as exc:
-                channels.move_chat(session, address.platform, address.chat_id, exc.new_chat_id)
-                session.commit()
+                with session.begin():
+                    channels.move_chat(session, address.platform, address.chat_id, exc.new_chat_id)
                 address = Address(address.platform, exc.new_chat_id, address.thread_id)
                 continue
             except ChatUnavailable as exc:
-                channels.pause(session, item.channel_id, str(exc), now=self.clock())
-                deliveries.release(
-                    session,
-                    item.delivery_id,
-                    retry_at=self.clock(),
-                    error=str(exc),
-                    now=self.clock(),
-                )
+                with session.begin():
+                    channels.pause(session, item.channel_id, str(exc), now=self.clock())
+                    deliveries.release(
+                        session,
+                        item.delivery_id,
+                        retry_at=self.clock(),
+                        error=str(exc),
+                        now=self.clock(),
+                    )
                 return "paused", address
             except ChatGone:
-                channels.remove_channel(session, item.channel_id)
-                session.commit()
+                with session.begin():
+                    channels.remove_channel(session, item.channel_id)
                 return "removed", address
             except Rejected as exc:
                 if isinstance(exc, MediaRefused) and CHART_KEY in payload:
@@ -298,8 +315,14 @@ class Dispatcher:
                     payload = without_chart(payload)
                     continue
                 log.warning("delivery %s part %s refused: %s", item.delivery_id, seq, exc)
-                deliveries.mark_part_failed(session, item.delivery_id, seq, error=str(exc))
+                with session.begin():
+                    deliveries.mark_part_failed(session, item.delivery_id, seq, error=str(exc))
                 return "refused", address
+            self._mark_sent(session, item, seq, message_id)
+            return "sent", address
+
+    def _mark_sent(self, session: Session, item: Claimed, seq: int, message_id: str) -> None:
+        with session.begin():
             deliveries.mark_part_sent(
                 session,
                 item.delivery_id,
@@ -308,17 +331,16 @@ class Dispatcher:
                 now=self.clock(),
                 lease=self.lease,
             )
-            return "sent", address
 
     def _taken_as_sent(self, session: Session, item: Claimed, seq: int) -> bool:
         """After a second send without an answer the part counts as sent: a third copy is
         worse than the small chance that neither arrived."""
-        if deliveries.note_unknown_outcome(session, item.delivery_id, seq) < 2:
+        with session.begin():
+            unanswered = deliveries.note_unknown_outcome(session, item.delivery_id, seq)
+        if unanswered < 2:
             return False
         log.warning("delivery %s part %s taken as sent: no answer twice", item.delivery_id, seq)
-        deliveries.mark_part_sent(
-            session, item.delivery_id, seq, message_id="", now=self.clock(), lease=self.lease
-        )
+        self._mark_sent(session, item, seq, "")
         return True
 
     def _later(
@@ -327,17 +349,18 @@ class Dispatcher:
         """Hand the delivery back for `seconds`, or fail it when it would be stale by then."""
         retry_at = self.clock() + timedelta(seconds=seconds)
         give_up = retry_at >= _stale_at(item)
-        deliveries.release(
-            session,
-            item.delivery_id,
-            retry_at=retry_at,
-            error=f"not sent in its window ({_stale_at(item):%Y-%m-%d %H:%M} UTC): {error}"
-            if give_up
-            else error,
-            attempts_add=1 if attempt else 0,
-            give_up=give_up,
-            now=self.clock(),
-        )
+        with session.begin():
+            deliveries.release(
+                session,
+                item.delivery_id,
+                retry_at=retry_at,
+                error=f"not sent in its window ({_stale_at(item):%Y-%m-%d %H:%M} UTC): {error}"
+                if give_up
+                else error,
+                attempts_add=1 if attempt else 0,
+                give_up=give_up,
+                now=self.clock(),
+            )
         return "failed" if give_up else "retried"
 
     def _backoff(self, failures: int) -> float:

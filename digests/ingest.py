@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Protocol
 
 from sqlmodel import Session
 
@@ -18,6 +19,18 @@ from digests.store import repo
 from digests.tagger import Tagger, TagScore
 
 NOTHING_ANNOUNCED = "no new announcements (arXiv announces none on weekends and holidays)"
+
+
+class SourceUnavailable(RuntimeError):
+    """A source of papers gave no usable answer; the message says why, in one line."""
+
+
+class PaperSource(Protocol):
+    """Where new papers come from (the arXiv client); each call may raise SourceUnavailable."""
+
+    async def fetch_listing(self, categories: Sequence[str]) -> ParsedFeed: ...
+
+    async def first_versions(self, arxiv_ids: Sequence[str]) -> dict[str, datetime]: ...
 
 
 @dataclass

@@ -18,6 +18,7 @@ from datetime import datetime
 from sqlmodel import Session
 
 from digests.store import repo
+from digests.store.unit_of_work import unit_of_work
 from digests.tagger import Tagger, TagScore
 
 STATE_KEY = "tagger"
@@ -122,13 +123,11 @@ def retag_all(
     progress: Callable[[RetagStatus], None] | None = None,
 ) -> RetagStatus:
     """Re-tag every stored paper now (`digestbot retag`), a batch per transaction."""
-    with session_factory() as session:
+    with unit_of_work(session_factory) as session:
         status = note_tagger(session, tagger, now=now, force=True)
-        session.commit()
     while status.pending:
-        with session_factory() as session:
+        with unit_of_work(session_factory) as session:
             status = retag_batch(session, tagger, now=now) or status
-            session.commit()
         if progress is not None:
             progress(status)
     return status

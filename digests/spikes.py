@@ -26,17 +26,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import astuple, dataclass, replace
 from datetime import date, datetime, timedelta
 
 from scipy.stats import binom, false_discovery_control
-from sqlalchemy import select
 from sqlmodel import Session
 
 from digests.catalog import TopicDef
 from digests.momentum import window_bounds
-from digests.store import repo
-from digests.store.models import SpikeState, Topic
+from digests.store import repo, spike_states
 
 
 @dataclass(frozen=True)
@@ -377,19 +375,7 @@ def topic_counts(session: Session, topics: Sequence[TopicDef], *, as_of: date) -
 
 
 def load_memory(session: Session) -> dict[str, SpikeMemory]:
-    statement = select(
-        Topic.slug,
-        SpikeState.elevated,
-        SpikeState.alerted_at,
-        SpikeState.alerted_count,
-        SpikeState.alerted_share,
-    ).join(Topic, Topic.id == SpikeState.topic_id)
-    return {
-        row.slug: SpikeMemory(
-            bool(row.elevated), row.alerted_at, row.alerted_count, row.alerted_share
-        )
-        for row in session.execute(statement)
-    }
+    return {slug: SpikeMemory(*state) for slug, state in spike_states.read_states(session).items()}
 
 
 def scan(
@@ -407,25 +393,15 @@ def scan(
 
 def record(session: Session, decisions: Sequence[SpikeDecision], *, now: datetime) -> None:
     """Write `decisions` to `SpikeState`; a topic never alerted nor elevated gets no row."""
-    topic_ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
-    held = {row.topic_id: row for row in session.execute(select(SpikeState)).scalars()}
-    for decision in decisions:
-        topic_id = topic_ids.get(decision.slug)
-        if topic_id is None:
-            continue
-        row = held.get(topic_id)
-        if row is None:
-            if not (decision.alert or decision.elevated):
-                continue
-            row = SpikeState(topic_id=topic_id, updated_at=now)
-            session.add(row)
-            held[topic_id] = row
-        before = SpikeMemory(row.elevated, row.alerted_at, row.alerted_count, row.alerted_share)
-        after = next_memory(before, decision, now)
-        row.elevated, row.alerted_at = after.elevated, after.alerted_at
-        row.alerted_count, row.alerted_share = after.alerted_count, after.alerted_share
-        row.updated_at = now
-    session.flush()
+    held = load_memory(session)
+    after = {
+        decision.slug: next_memory(held.get(decision.slug, SpikeMemory()), decision, now)
+        for decision in decisions
+        if decision.slug in held or decision.alert or decision.elevated
+    }
+    spike_states.write_states(
+        session, {slug: astuple(memory) for slug, memory in after.items()}, now=now
+    )
 
 
 def _days_sum(daily: Mapping[date, int], first: date, last: date) -> int:

@@ -5,14 +5,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select
 from sqlmodel import Session
 
 from digests.due import last_occurrence
 from digests.retag import retag_status
-from digests.store import deliveries
+from digests.store import channels, deliveries, repo, schedules
 from digests.store.lease import holder_of
-from digests.store.models import Channel, Delivery, Follow, IngestState, Paper, PaperTopic
 
 
 @dataclass
@@ -69,24 +67,15 @@ class Status:
         return lines
 
 
-def _count(session: Session, statement) -> int:
-    return session.execute(statement).scalar_one()
-
-
 def read_status(session: Session, *, now: datetime, upcoming: int = 5) -> Status:
-    paused = session.execute(
-        select(Channel.platform, Channel.chat_id, Channel.paused_reason)
-        .where(Channel.paused_reason.is_not(None))
-        .limit(100)
-    ).all()
     return Status(
-        last_ingest=session.execute(select(func.max(IngestState.last_success_at))).scalar(),
-        papers=_count(session, select(func.count()).select_from(Paper)),
-        tagged_papers=_count(session, select(func.count(func.distinct(PaperTopic.paper_id)))),
+        last_ingest=repo.last_ingest_success(session),
+        papers=repo.paper_count(session),
+        tagged_papers=repo.tagged_paper_count(session),
         queue_depth=deliveries.queue_depth(session),
-        failed_deliveries=_count(session, select(func.count()).where(Delivery.status == "failed")),
-        channels=_count(session, select(func.count()).select_from(Channel)),
-        paused=[tuple(row) for row in paused],
+        failed_deliveries=deliveries.failed_count(session),
+        channels=channels.channel_count(session),
+        paused=channels.paused_channels(session, limit=100),
         failures=deliveries.recent_failures(session, limit=10),
         next_due=next_due(session, now=now, limit=upcoming),
         scheduler=holder_of(session, "scheduler", now=now),
@@ -98,22 +87,13 @@ def _retagging(session: Session) -> tuple[int, int] | None:
     status = retag_status(session)
     if status is None or not status.pending:
         return None
-    done = session.execute(
-        select(func.count()).select_from(Paper).where(Paper.id <= status.after_id)
-    ).scalar_one()
-    return done, _count(session, select(func.count()).select_from(Paper))
+    return repo.papers_up_to(session, status.after_id), repo.paper_count(session)
 
 
 def next_due(session: Session, *, now: datetime, limit: int) -> list[tuple[datetime, int]]:
     """The next weekly digest times after `now`, with how many channels each."""
-    schedules = session.execute(
-        select(Channel.digest_weekday, Channel.digest_time, Channel.timezone, func.count())
-        .where(Channel.paused_reason.is_(None))
-        .where(Channel.id.in_(select(Follow.channel_id).where(Follow.mode == "weekly")))
-        .group_by(Channel.digest_weekday, Channel.digest_time, Channel.timezone)
-    ).all()
     upcoming: dict[datetime, int] = {}
-    for weekday, at, zone, channels in schedules:
+    for weekday, at, zone, count in schedules.weekly_schedule_counts(session):
         due = last_occurrence("weekly", weekday, at, zone, now + timedelta(days=7)).due_at
-        upcoming[due] = upcoming.get(due, 0) + channels
+        upcoming[due] = upcoming.get(due, 0) + count
     return sorted(upcoming.items())[:limit]

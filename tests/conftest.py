@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, text
 
+from bot.app import App, build_app
+from bot.settings import Settings
 from digests.catalog import Catalog
 from digests.store.engine import open_engine, upgrade_schema
 
@@ -72,3 +74,21 @@ def env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) -> s
 def catalog() -> Catalog:
     """The shipped topic catalog (loaded once per module)."""
     return Catalog.load()
+
+
+@pytest.fixture
+def make_app() -> Iterator[Callable[..., App]]:
+    """Builds the app as `digestbot run` does (`bot.app.build_app`), on a test's database and
+    with its fakes (a clock, a sleep, ...); `settings` are Settings fields. Closed after the
+    test."""
+    built: list[App] = []
+
+    def make(engine: Engine, *, settings: dict | None = None, **fakes) -> App:
+        url = engine.url.render_as_string(hide_password=False)
+        config = Settings(_env_file=None, database_url=url, **(settings or {}))
+        built.append(build_app(config, migrate=False, **fakes))
+        return built[-1]
+
+    yield make
+    for app in built:
+        app.close()

@@ -13,11 +13,12 @@ from sqlmodel import Session
 
 from bot.arxiv import ArxivClient
 from bot.cli import main
-from bot.ingest_jobs import BACKFILL_KEY, BackfillInterrupted, backfill, day_windows, ingest_listing
+from bot.ingest_jobs import BACKFILL_KEY, BackfillInterrupted, backfill, day_windows
 from digests.catalog import Catalog
 from digests.store.models import Paper
 from digests.store.repo import load_state, save_state
 from digests.tagger import Tagger
+from digests.usecases import UseCases
 from tests.fakes.arxiv_docs import paper
 from tests.fakes.arxiv_server import FakeArxiv, RecordedRequest, VirtualClock
 
@@ -186,10 +187,9 @@ async def test_unreadable_stored_cursor_starts_over(arxiv, clock, sessions, cata
 
 
 async def ingest_todays_listing(server, clock, sessions, catalog, tagger):
+    usecases = UseCases(sessions, catalog, tagger, clock=lambda: NOW)
     async with client_for(server, clock) as client:
-        return await ingest_listing(
-            client, sessions, categories=["cs.LG"], tagger=tagger, catalog=catalog, now=NOW
-        )
+        return await usecases.ingest_listing(client, ["cs.LG"])
 
 
 def stored_title(sessions, arxiv_id: str) -> str:

@@ -332,6 +332,7 @@ def failed_delivery(database_url: str, *, reason: str, failed_at: datetime) -> N
         deliveries.release(
             session, delivery_id, retry_at=failed_at, error=reason, give_up=True, now=failed_at
         )
+        session.commit()
     app.close()
 
 

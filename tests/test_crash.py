@@ -54,8 +54,8 @@ def add_chats(
 ) -> None:
     """Private chats following one topic, each due five minutes ago; optionally a week of
     tagged papers for their digest."""
-    app = build_app(load_settings(database_url=database_url))
-    app.sync_catalog(now=now)
+    app = build_app(load_settings(database_url=database_url), clock=lambda: now)
+    app.usecases.sync_catalog()
     due = now - timedelta(minutes=5)
     with app.session() as session:
         if seed_papers:

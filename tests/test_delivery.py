@@ -129,6 +129,7 @@ async def test_a_restart_resumes_at_the_first_unsent_part(engine, dispatcher, se
     with Session(engine) as session:
         for seq in (0, 1):
             deliveries.mark_part_sent(session, delivery_id, seq, message_id="m", now=NOW)
+        session.commit()
     await dispatcher.drain()
     assert texts(sender) == ["part 2", "part 3"]
 
@@ -332,6 +333,7 @@ async def test_a_failed_delivery_requeued_by_the_operator_is_sent(engine, clock)
         requeued = deliveries.requeue_failed(
             session, since=NOW, now=clock.now, window=timedelta(hours=24)
         )
+        session.commit()
     await run_scheduler(dispatcher, clock, hours=0.1)
 
     assert requeued == 1 and texts(sender) == ["part 0", "part 1"]

@@ -19,11 +19,10 @@ from typing import Any
 
 import aiohttp
 import pytest
-from pydantic import SecretStr
 from sqlalchemy import Engine, select
 from sqlmodel import Session
 
-from bot.platforms.base import BotServices
+from bot.app import App
 from bot.platforms.discord import DiscordAdapter, build_discord
 from bot.platforms.discord import send_failure as discord_send_failure
 from bot.platforms.discord_render import (
@@ -50,6 +49,7 @@ from digests.delivery import (
 from digests.pace import RequestPace
 from digests.store import channels, deliveries
 from digests.store.models import Channel, Delivery, Follow
+from digests.usecases import UseCases
 from tests.fakes.discord_gateway import ATTACH_FILES, MANAGE_CHANNELS, channel_payload, overwrite
 from tests.fakes.discord_server import (
     BOT_ROLE_ID,
@@ -107,7 +107,7 @@ class BrokenCommands(CommandService):
 class Bot:
     fake: FakeDiscord
     adapter: DiscordAdapter
-    services: BotServices
+    services: UseCases
     engine: Engine
     sent: list[dict] = field(default_factory=list)  # every interaction this test dispatched
 
@@ -174,30 +174,27 @@ class Bot:
 
 
 async def start_adapter(
+    make_app: Callable[..., App],
     fake: FakeDiscord,
     engine: Engine,
-    catalog: Catalog,
     *,
     commands_class: type[CommandService] = CommandService,
     **settings: Any,
-) -> tuple[DiscordAdapter, BotServices]:
-    clock = advancing_clock()
-
-    def session_factory() -> Session:
-        return Session(engine, expire_on_commit=False)
-
-    commands = commands_class(session_factory, catalog, clock=clock, per_topic_cap=60)
-    dispatcher = Dispatcher(session_factory, {}, clock=clock, sleep=asyncio.sleep)
-    services = BotServices(commands, dispatcher, session_factory, clock)
-    config = Settings(
-        _env_file=None,
-        discord_token=SecretStr(fake.token),
-        discord_api_url=fake.api_url,
-        discord_gateway_url=fake.gateway_url,
+) -> tuple[DiscordAdapter, UseCases]:
+    config = {
+        "discord_token": fake.token,
+        "discord_api_url": fake.api_url,
+        "discord_gateway_url": fake.gateway_url,
         **settings,
+    }
+    app = make_app(engine, settings=config, clock=advancing_clock())
+    services = app.usecases
+    # Beyond DIGEST_PAPERS_PER_TOPIC's maximum: every seeded paper in one digest.
+    services.commands = commands_class(
+        services.session_factory, services.catalog, clock=services.clock, per_topic_cap=60
     )
-    adapter = DiscordAdapter(config, services, guild_ready_timeout=0.05)
-    dispatcher.senders[adapter.platform] = adapter.sender
+    adapter = DiscordAdapter(app.settings, services, guild_ready_timeout=0.05)
+    services.add_platform(adapter)
     await asyncio.wait_for(adapter.start(), WAIT)
     return adapter, services
 
@@ -209,8 +206,10 @@ async def fake() -> AsyncIterator[FakeDiscord]:
 
 
 @pytest.fixture
-async def bot(fake: FakeDiscord, engine: Engine, catalog: Catalog) -> AsyncIterator[Bot]:
-    adapter, services = await start_adapter(fake, engine, catalog)
+async def bot(
+    make_app: Callable[..., App], fake: FakeDiscord, engine: Engine
+) -> AsyncIterator[Bot]:
+    adapter, services = await start_adapter(make_app, fake, engine)
     bot = Bot(fake, adapter, services, engine)
     try:
         yield bot
@@ -530,7 +529,7 @@ async def test_spike_alerts_may_mention_the_chosen_role_and_only_it(bot: Bot) ->
 
 
 async def test_two_replicas_fanning_out_together_stay_under_the_global_limit(
-    engine: Engine, catalog: Catalog
+    make_app: Callable[..., App], engine: Engine
 ) -> None:
     # The bot's global limit, 10 requests per 0.1 s; each replica alone would pace at 6 per
     # 0.1 s, so two of them stay under the limit only by sharing it. (The headroom is wider
@@ -540,7 +539,7 @@ async def test_two_replicas_fanning_out_together_stay_under_the_global_limit(
         [guild] = fake.world.guilds
         ids = [FIRST_EXTRA_CHANNEL + n for n in range(60)]
         guild["channels"] += [channel_payload(i, GUILD_ID, f"c{i}") for i in ids]
-        adapter, services = await start_adapter(fake, engine, catalog)
+        adapter, services = await start_adapter(make_app, fake, engine)
         replicas = [
             services.dispatcher,
             Dispatcher(services.session_factory, {}, clock=services.clock),
@@ -593,9 +592,9 @@ def test_a_replica_that_stops_renewing_its_presence_gives_its_share_back(engine:
 
 
 async def test_a_slow_store_defers_and_the_change_is_still_announced(
-    fake: FakeDiscord, engine: Engine, catalog: Catalog
+    make_app: Callable[..., App], fake: FakeDiscord, engine: Engine
 ) -> None:
-    adapter, services = await start_adapter(fake, engine, catalog, commands_class=SlowCommands)
+    adapter, services = await start_adapter(make_app, fake, engine, commands_class=SlowCommands)
     adapter.reply_budget = 0.05
     fake.interaction_deadline = 0.3  # shorter than the store takes: only a deferral is in time
     bot = Bot(fake, adapter, services, engine)
@@ -623,9 +622,9 @@ async def test_a_slow_store_defers_and_the_change_is_still_announced(
 
 
 async def test_a_failure_in_the_core_still_gets_a_private_answer(
-    fake: FakeDiscord, engine: Engine, catalog: Catalog
+    make_app: Callable[..., App], fake: FakeDiscord, engine: Engine
 ) -> None:
-    adapter, services = await start_adapter(fake, engine, catalog, commands_class=BrokenCommands)
+    adapter, services = await start_adapter(make_app, fake, engine, commands_class=BrokenCommands)
     bot = Bot(fake, adapter, services, engine)
     try:
         answer = await bot.command("following")
@@ -654,9 +653,9 @@ async def test_commands_are_synced_globally_with_permission_hints(bot: Bot) -> N
 
 
 async def test_commands_are_synced_to_the_dev_server_at_once_when_set(
-    fake: FakeDiscord, engine: Engine, catalog: Catalog
+    make_app: Callable[..., App], fake: FakeDiscord, engine: Engine
 ) -> None:
-    adapter, _ = await start_adapter(fake, engine, catalog, discord_dev_guild=GUILD_ID)
+    adapter, _ = await start_adapter(make_app, fake, engine, discord_dev_guild=GUILD_ID)
     try:
         assert {c["name"] for c in fake.commands(GUILD_ID)} == set(COMMANDS)
         assert {c["name"] for c in fake.commands()} == set(COMMANDS)

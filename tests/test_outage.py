@@ -113,11 +113,11 @@ async def test_a_ten_minute_outage_across_a_scheduled_digest_loses_nothing(datab
             discord_api_url=discord.api_url,
             discord_gateway_url=discord.gateway_url,
         )
-        app = build_app(settings)
-        app.sync_catalog(now=clock())
+        app = build_app(settings, clock=clock, sleep=no_wait)
+        app.usecases.sync_catalog()
         seed(app, MONDAY_9 - timedelta(days=3))
         with pointing_discord_py(discord.api_url, discord.gateway_url):
-            runtime = Runtime(app, clock=clock, sleep=no_wait)
+            runtime = Runtime(app)
             await runtime.start()
             try:
                 while clock.now < OUTAGE[1] or not all_sent(app.engine):

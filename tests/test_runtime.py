@@ -46,17 +46,24 @@ def paper(n: int, published: datetime) -> PaperRecord:
 @pytest.fixture
 def runtime(database_url, monkeypatch):
     monkeypatch.setenv("DATABASE_URL", database_url)
-    app = build_app(load_settings(terminal_follows="RL for LLM Agents"))
     clock = Clock(MONDAY_9 - timedelta(days=3))
-    app.sync_catalog(now=clock())
+    app = build_app(load_settings(terminal_follows="RL for LLM Agents"), clock=clock)
+    app.usecases.sync_catalog()
     with app.session() as session:
         records = [paper(n, clock() - timedelta(days=1)) for n in range(1, 4)]
         ingest_records(session, records, tagger=app.tagger, catalog=app.catalog, now=clock())
         session.commit()
-    follow_on_terminal(app, now=clock())
+    follow_on_terminal(app)
     stream = io.StringIO()
-    yield Runtime(app, clock=clock, adapters=[TerminalAdapter(stream)]), clock, stream
+    yield Runtime(app, adapters=[TerminalAdapter(stream)]), clock, stream
     app.close()
+
+
+def another_replica(make_app, runtime: Runtime) -> Runtime:
+    """A second `digestbot run` on the same database, printing nowhere."""
+    settings = {"instance_name": "another-replica"}
+    app = make_app(runtime.app.engine, settings=settings, clock=runtime.clock)
+    return Runtime(app, adapters=[TerminalAdapter(io.StringIO())])
 
 
 async def test_the_weekly_digest_is_printed_when_due_and_only_once(runtime):
@@ -88,10 +95,9 @@ async def test_a_digest_missed_beyond_the_grace_is_skipped_and_recorded(runtime)
     assert statuses == ["skipped"]
 
 
-async def test_only_the_lease_holder_plans_digests(runtime):
+async def test_only_the_lease_holder_plans_digests(runtime, make_app):
     runtime, clock, stream = runtime
-    other = Runtime(runtime.app, clock=clock, adapters=[TerminalAdapter(io.StringIO())])
-    other.name = "another-replica"
+    other = another_replica(make_app, runtime)
     clock.now = MONDAY_9 + timedelta(minutes=1)
     await runtime.tick()
     await other.tick()
@@ -104,10 +110,11 @@ def send_share(runtime: Runtime) -> float:
     return runtime.metrics.registry.get_sample_value("digestbot_send_share", sample)
 
 
-async def test_replicas_split_each_platforms_send_limit_and_a_stopped_one_gives_it_back(runtime):
-    runtime, clock, _ = runtime
-    other = Runtime(runtime.app, clock=clock, adapters=[TerminalAdapter(io.StringIO())])
-    other.name = "another-replica"
+async def test_replicas_split_each_platforms_send_limit_and_a_stopped_one_gives_it_back(
+    runtime, make_app
+):
+    runtime, _, _ = runtime
+    other = another_replica(make_app, runtime)
     await runtime.tick()
     assert send_share(runtime) == 1.0
     await other.tick()
@@ -145,10 +152,10 @@ async def test_a_spiking_topic_alerts_its_followers_once(runtime):
     clock.now = MONDAY_9
     seed_spike(runtime.app, clock.now)
     runtime.is_leader = True
-    assert runtime.plan_alerts() == 1
+    assert runtime.usecases.plan_alerts() == 1
     await runtime.drain()
     clock.now += timedelta(hours=1)
-    assert runtime.plan_alerts() == 0  # still elevated: no second alert
+    assert runtime.usecases.plan_alerts() == 0  # still elevated: no second alert
     out = stream.getvalue()
     assert out.count("Spike: RL for LLM Agents is up") == 1
     assert "in the last four weeks" in out and "Papers driving the rise" in out
@@ -162,8 +169,8 @@ async def test_a_day_without_announcements_is_logged_at_info_as_such(
         settings = load_settings(
             arxiv_rss_url=arxiv.rss_url, arxiv_api_url=arxiv.api_url, arxiv_request_interval=0
         )
-        app = build_app(settings)
-        runtime = Runtime(app, clock=Clock(MONDAY_9), adapters=[TerminalAdapter(io.StringIO())])
+        app = build_app(settings, clock=Clock(MONDAY_9))
+        runtime = Runtime(app, adapters=[TerminalAdapter(io.StringIO())])
         with caplog.at_level(logging.INFO, logger="digestbot"):
             await runtime.ingest()
         app.close()
@@ -176,16 +183,16 @@ async def test_the_leader_retags_stored_papers_in_the_background_after_a_tagger_
     database_url, monkeypatch
 ):
     monkeypatch.setenv("DATABASE_URL", database_url)
-    app = build_app(load_settings())
     clock = Clock(MONDAY_9)
+    app = build_app(load_settings(), clock=clock)
     older = Tagger(app.catalog, model=None)
     with app.session() as session:
         sync_catalog(session, catalog=app.catalog, tagger=older, now=clock())
         records = [paper(n, clock() - timedelta(days=1)) for n in range(1, 8)]
         ingest_records(session, records, tagger=older, catalog=app.catalog, now=clock())
         session.commit()
-    assert app.sync_catalog(now=clock()).pending  # the app's tagger is another one
-    runtime = Runtime(app, clock=clock, adapters=[TerminalAdapter(io.StringIO())])
+    assert app.usecases.sync_catalog().pending  # the app's tagger is another one
+    runtime = Runtime(app, adapters=[TerminalAdapter(io.StringIO())])
     await runtime.retag()  # not the leader yet: nothing happens
     with app.session() as session:
         assert retag_status(session).after_id == 0

@@ -14,7 +14,6 @@ import pytest
 from sqlalchemy import Engine, select
 from sqlmodel import Session
 
-from digests.catalog import Catalog
 from digests.delivery import SEND_TIMEOUT, DrainReport
 from digests.store.models import DeliveryPart
 from tests.fakes.telegram_server import FakeTelegram, sent_text
@@ -31,7 +30,7 @@ def engine(sqlite_engine: Engine) -> Engine:
     return sqlite_engine
 
 
-async def broadcast(engine: Engine, catalog: Catalog, answer_after: float):
+async def broadcast(make_app, engine: Engine, answer_after: float):
     """Every chat's three-part digest, sent while each answer takes `answer_after` seconds
     (unscaled); returns the copies each chat received of each part, and the drain's report."""
     async with FakeTelegram(flood=None) as telegram:
@@ -39,7 +38,7 @@ async def broadcast(engine: Engine, catalog: Catalog, answer_after: float):
             telegram.add_chat(chat, type="private")
         telegram.answer_delay = answer_after * SCALE
         adapter, services = await start_bot(
-            telegram, engine, catalog, send_timeout=SEND_TIMEOUT * SCALE
+            make_app, telegram, engine, send_timeout=SEND_TIMEOUT * SCALE
         )
         services.dispatcher.backoff_base = SCALE
         queue_digests(engine, CHATS, PARTS, now=NOW)
@@ -56,8 +55,8 @@ def unknown_outcomes(engine: Engine) -> Counter:
         return Counter(session.execute(select(DeliveryPart.unknown_outcomes)).scalars())
 
 
-async def test_answers_after_12_seconds_bring_no_duplicate(engine, catalog):
-    copies, report = await broadcast(engine, catalog, answer_after=12)
+async def test_answers_after_12_seconds_bring_no_duplicate(make_app, engine):
+    copies, report = await broadcast(make_app, engine, answer_after=12)
 
     extra = sum(n - 1 for counts in copies.values() for n in counts.values())
     print(f"12 s answers: {extra} extra copies of {len(CHATS) * len(PARTS)} parts")
@@ -66,9 +65,9 @@ async def test_answers_after_12_seconds_bring_no_duplicate(engine, catalog):
 
 
 async def test_answers_slower_than_the_timeout_bring_one_extra_copy_at_most_recorded_as_such(
-    engine, catalog
+    make_app, engine
 ):
-    copies, report = await broadcast(engine, catalog, answer_after=2 * SEND_TIMEOUT)
+    copies, report = await broadcast(make_app, engine, answer_after=2 * SEND_TIMEOUT)
 
     parts = len(CHATS) * len(PARTS)
     assert all(set(counts.values()) == {2} for counts in copies.values())  # sent twice, not 3×

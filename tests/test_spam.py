@@ -16,13 +16,13 @@ SPAM = 15
 
 
 async def test_fifteen_digests_asked_in_a_group_delay_another_chats_help_by_two_seconds_at_most(
-    sqlite_engine: Engine, catalog: Catalog
+    make_app, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
     seed_papers(sqlite_engine, catalog, count=5)
     async with FakeTelegram(flood=FloodLimits()) as tg:
         tg.add_chat(PRIVATE)
         tg.add_chat(GROUP, "supergroup", "ML reading group", admins={ADMIN: "administrator"})
-        adapter, services = await start_bot(tg, sqlite_engine, catalog)
+        adapter, services = await start_bot(make_app, tg, sqlite_engine)
         bot = Bot(tg, adapter, services, sqlite_engine)
         try:
             await bot.say(GROUP, ADMIN, "/follow rl for llm agents")

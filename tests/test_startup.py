@@ -70,12 +70,12 @@ async def test_a_platform_unreachable_at_start_is_retried_until_it_answers(
     settings = load_settings(
         database_url=sqlite_url, telegram_polling=False, **platform_settings(platform, port)
     )
-    app = build_app(settings)
     clock = Clock(MONDAY_9 + timedelta(minutes=1))
-    app.sync_catalog(now=clock())
+    app = build_app(settings, clock=clock, sleep=brief)
+    app.usecases.sync_catalog()
     seed(app, MONDAY_9 - timedelta(days=3))
     with pointing_discord_py(settings.discord_api_url, settings.discord_gateway_url):
-        runtime = Runtime(app, clock=clock, sleep=brief)
+        runtime = Runtime(app)
         try:
             with caplog.at_level(logging.WARNING, logger="digestbot"):
                 await asyncio.wait_for(runtime.start(), 10)  # returns: nothing to connect to

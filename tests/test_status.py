@@ -49,11 +49,12 @@ def test_status_reports_ingest_queue_paused_channels_and_next_digest(engine):
     assert "deliveries waiting: 1" in "\n".join(status.lines())
 
 
-async def test_health_and_metrics_are_served(engine, unused_tcp_port):
+async def test_health_and_metrics_are_served(engine, make_app, unused_tcp_port):
     seed(engine)
     metrics = Metrics()
     metrics.papers_ingested.inc(42)
-    app = health_app(metrics, lambda: Session(engine), lambda: NOW, lambda: True)
+    status = make_app(engine, clock=lambda: NOW).usecases.status
+    app = health_app(metrics, status, lambda: True)
     runner = await start_health_server(app, "127.0.0.1", unused_tcp_port)
     base = f"http://127.0.0.1:{unused_tcp_port}"
     try:

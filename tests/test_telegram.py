@@ -17,28 +17,26 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from pydantic import SecretStr
 from sqlalchemy import Engine
 from sqlmodel import Session
 from telegram.error import InvalidToken
 
-from bot.platforms.base import BotServices
+from bot.app import App
 from bot.platforms.telegram import TelegramAdapter, telegram_rate_limiter
 from bot.platforms.telegram_render import render_digest
-from bot.settings import Settings
 from digests.catalog import Catalog
-from digests.commands import COMMANDS, Caller, CommandService
+from digests.commands import COMMANDS, Caller
 from digests.delivery import (
     Address,
     ChatMoved,
     ChatUnavailable,
-    Dispatcher,
     Rejected,
     RetryLater,
     Transient,
 )
 from digests.pace import RequestPace
 from digests.store import channels, deliveries
+from digests.usecases import UseCases
 from tests.fakes.telegram_html import parse_telegram_html
 from tests.fakes.telegram_server import (
     FakeTelegram,
@@ -79,7 +77,7 @@ def advancing_clock() -> Callable[[], datetime]:
 class Bot:
     tg: FakeTelegram
     adapter: TelegramAdapter
-    services: BotServices
+    services: UseCases
     engine: Engine
 
     def session(self) -> Session:
@@ -114,35 +112,29 @@ class Bot:
 
 
 async def start_bot(
-    tg: FakeTelegram, engine: Engine, catalog: Catalog, **adapter_options
-) -> tuple[TelegramAdapter, BotServices]:
-    clock = advancing_clock()
-
-    def session_factory() -> Session:
-        return Session(engine, expire_on_commit=False)
-
-    commands = CommandService(session_factory, catalog, clock=clock, per_topic_cap=60)
-    dispatcher = Dispatcher(session_factory, {}, clock=clock, sleep=asyncio.sleep)
-    services = BotServices(commands, dispatcher, session_factory, clock)
-    settings = Settings(
-        telegram_token=SecretStr(tg.token),
-        telegram_api_url=tg.base_url,
+    make_app: Callable[..., App], tg: FakeTelegram, engine: Engine, **adapter_options
+) -> tuple[TelegramAdapter, UseCases]:
+    settings = {
+        "telegram_token": tg.token,
+        "telegram_api_url": tg.base_url,
         **adapter_options.pop("settings", {}),
-    )
-    adapter = TelegramAdapter(settings, services, **adapter_options)
-    dispatcher.senders[adapter.platform] = adapter.sender
+    }
+    app = make_app(engine, settings=settings, clock=advancing_clock())
+    app.usecases.commands.per_topic_cap = 60  # beyond the setting's maximum: every seeded paper
+    adapter = TelegramAdapter(app.settings, app.usecases, **adapter_options)
+    app.usecases.add_platform(adapter)
     await asyncio.wait_for(adapter.start(), WAIT)
-    return adapter, services
+    return adapter, app.usecases
 
 
 @pytest.fixture
-async def bot(engine: Engine, catalog: Catalog) -> AsyncIterator[Bot]:
+async def bot(make_app: Callable[..., App], engine: Engine) -> AsyncIterator[Bot]:
     async with FakeTelegram(flood=FloodLimits().scaled(50)) as tg:
         tg.add_chat(PRIVATE)
         tg.add_chat(GROUP, "supergroup", "ML reading group", admins={ADMIN: "administrator"})
         tg.add_chat(FORUM, "supergroup", "Agents forum", is_forum=True, admins={ADMIN: "creator"})
         tg.add_chat(CHANNEL, "channel", "Paper channel")
-        adapter, services = await start_bot(tg, engine, catalog)
+        adapter, services = await start_bot(make_app, tg, engine)
         try:
             yield Bot(tg, adapter, services, engine)
         finally:
@@ -215,7 +207,7 @@ async def test_a_member_pressing_an_admins_button_is_refused_and_the_buttons_sta
 
 
 async def test_a_button_for_a_topic_with_a_very_long_slug_still_works(
-    engine: Engine, tmp_path: Path
+    make_app: Callable[..., App], engine: Engine, tmp_path: Path
 ) -> None:
     slug = "very-long-topic-" + "-".join(["segment"] * 8)  # 79 characters
     topics = tmp_path / "topics.toml"
@@ -223,10 +215,9 @@ async def test_a_button_for_a_topic_with_a_very_long_slug_still_works(
         f'[[topic]]\nslug = "{slug}"\nname = "Zebrafish Locomotion Models"\n'
         'description = "Models of how zebrafish swim."\nphrases = ["zebrafish"]\n'
     )
-    catalog = Catalog.load(topics)
     async with FakeTelegram(flood=None) as tg:
         tg.add_chat(PRIVATE)
-        adapter, services = await start_bot(tg, engine, catalog)
+        adapter, services = await start_bot(make_app, tg, engine, settings={"topics_file": topics})
         try:
             bot = Bot(tg, adapter, services, engine)
             offer = await bot.say(PRIVATE, PRIVATE, "/topics zebrafish")
@@ -377,7 +368,7 @@ async def test_a_group_upgrade_seen_in_the_chat_moves_its_follows_at_once(bot: B
 
 
 async def test_a_burst_to_200_chats_delivers_every_part_once_despite_flood_limits(
-    engine: Engine, catalog: Catalog
+    make_app: Callable[..., App], engine: Engine, catalog: Catalog
 ) -> None:
     # Overall and group limits run 20 times faster; private chats keep Telegram's real pace
     # (3 at once, then 1 a second), which the client's rate limiter does not model: 429s come.
@@ -391,7 +382,7 @@ async def test_a_burst_to_200_chats_delivers_every_part_once_despite_flood_limit
         for chat in private + groups:
             tg.add_chat(chat)
         adapter, services = await start_bot(
-            tg, engine, catalog, rate_limiter=telegram_rate_limiter(speed=speed)
+            make_app, tg, engine, rate_limiter=telegram_rate_limiter(speed=speed)
         )
         services.dispatcher.paces["telegram"] = RequestPace(30 * speed)
         bot = Bot(tg, adapter, services, engine)
@@ -531,7 +522,7 @@ async def test_every_command_is_registered_in_the_menu(bot: Bot) -> None:
 
 
 async def test_with_a_webhook_url_updates_pushed_by_telegram_are_answered(
-    engine: Engine, catalog: Catalog
+    make_app: Callable[..., App], engine: Engine
 ) -> None:
     pytest.importorskip("tornado", reason="webhooks need python-telegram-bot[webhooks]")
     with socket.socket() as probe:
@@ -541,7 +532,7 @@ async def test_with_a_webhook_url_updates_pushed_by_telegram_are_answered(
     async with FakeTelegram(flood=None) as tg:
         tg.add_chat(PRIVATE)
         webhook = {"telegram_webhook_url": url, "telegram_webhook_listen": f"127.0.0.1:{port}"}
-        adapter, _ = await start_bot(tg, engine, catalog, settings=webhook)
+        adapter, _ = await start_bot(make_app, tg, engine, settings=webhook)
         try:
             assert tg.webhook["url"] == url
             update = tg.inject_message(PRIVATE, PRIVATE, "/follow rl for llm agents")

@@ -30,7 +30,6 @@ import aiohttp
 import discord
 import yarl
 from discord import app_commands
-from sqlalchemy import select
 
 from bot.platforms.base import draw_chart
 from bot.platforms.discord_render import render_alert, render_digest, render_reply
@@ -49,13 +48,11 @@ from digests.delivery import (
     Transient,
 )
 from digests.schedule import WEEKDAYS, suggest_timezones
-from digests.store import channels
-from digests.store.models import Delivery
 
 if TYPE_CHECKING:
-    from bot.platforms.base import BotServices
     from digests.alerts import SpikeAlert
     from digests.compose import Digest
+    from digests.usecases import UseCases
 
 log = logging.getLogger(__name__)
 
@@ -417,7 +414,7 @@ class DiscordAdapter:
     def __init__(
         self,
         settings: Settings,
-        services: BotServices,
+        services: UseCases,
         *,
         reply_budget: float = 1.5,
         ready_timeout: float = 60.0,
@@ -546,8 +543,8 @@ class DiscordAdapter:
             await self.answer(interaction, "digest", reply)
             return
         await answer_privately(interaction, "Sending this channel's digest…")
-        stored = await self.services.send_digest_now(caller, reply, self)
-        outcome = await asyncio.to_thread(self.manual_delivery_outcome, caller)
+        stored = await self.services.send_digest_now(caller, reply.digest)
+        outcome = await asyncio.to_thread(self.services.manual_digest_outcome, caller)
         if outcome == "sent":
             text = f"{reply.text} Posted in {stored} message{'s' if stored != 1 else ''}."
         elif outcome.startswith("paused: "):
@@ -558,22 +555,6 @@ class DiscordAdapter:
         else:
             text = "Discord did not take the digest yet; I will keep trying."
         await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
-
-    def manual_delivery_outcome(self, caller: Caller) -> str:
-        """What /digest achieved: "sent", "paused: REASON", or the delivery's status."""
-        with self.services.session_factory() as session:
-            channel = channels.find_channel(session, self.platform, caller.chat_id)
-            if channel is None:
-                return "gone"
-            if channel.paused_reason:
-                return f"paused: {channel.paused_reason}"
-            status = session.execute(
-                select(Delivery.status)
-                .where(Delivery.channel_id == channel.id, Delivery.kind == "manual")
-                .order_by(Delivery.id.desc())
-                .limit(1)
-            ).scalar_one_or_none()
-            return status or "none"
 
     def topic_choices(self, current: str) -> list[app_commands.Choice[str]]:
         found = self.services.commands.complete_topics(current, limit=CHOICES_LIMIT)
@@ -601,7 +582,7 @@ def point_discord_py(api_url: str, gateway_url: str) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url.rstrip("/"))
 
 
-def build_discord(settings: Settings, services: BotServices) -> DiscordAdapter | None:
+def build_discord(settings: Settings, services: UseCases) -> DiscordAdapter | None:
     """The Discord adapter, or None when no DISCORD_TOKEN is configured."""
     if settings.discord_token is None or not settings.discord_token.get_secret_value().strip():
         return None

@@ -64,7 +64,7 @@ from telegram.ext import (
 from telegram.request import BaseRequest
 
 from bot.platforms import telegram_render
-from bot.platforms.base import BotServices, draw_chart
+from bot.platforms.base import draw_chart
 from bot.settings import Settings, SettingsError
 from digests.alerts import SpikeAlert
 from digests.chart_spec import CHART_KEY
@@ -82,7 +82,7 @@ from digests.delivery import (
     SendFailure,
     Transient,
 )
-from digests.store import channels
+from digests.usecases import UseCases
 
 log = logging.getLogger(__name__)
 
@@ -314,7 +314,7 @@ class TelegramAdapter:
     def __init__(
         self,
         settings: Settings,
-        services: BotServices,
+        services: UseCases,
         *,
         request: BaseRequest | None = None,
         rate_limiter: BaseRateLimiter | None = None,
@@ -494,7 +494,7 @@ class TelegramAdapter:
             log.warning("telegram: could not answer in %s: %s", message.chat.id, exc)
 
     async def _send_digest(self, caller: Caller, reply: Reply) -> None:
-        await self.services.send_digest_now(caller, reply, self)
+        await self.services.send_digest_now(caller, reply.digest)
 
     def _reply_payload(self, reply: Reply) -> dict:
         for choice in reply.choices:
@@ -559,12 +559,8 @@ class TelegramAdapter:
         """A group became a supergroup: move its follows now, not at the next failed send."""
         message = update.effective_message
         if message is not None and message.migrate_to_chat_id:  # the old group's last word
-            await asyncio.to_thread(self._move_chat, message.chat.id, message.migrate_to_chat_id)
-
-    def _move_chat(self, old: int, new: int) -> None:
-        with self.services.session_factory() as session:
-            channels.move_chat(session, PLATFORM, str(old), str(new))
-            session.commit()
+            old, new = str(message.chat.id), str(message.migrate_to_chat_id)
+            await asyncio.to_thread(self.services.move_chat, PLATFORM, old, new)
 
     async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.error("telegram: update %r failed", _update_id(update), exc_info=context.error)
@@ -581,7 +577,7 @@ def _update_id(update: object) -> object:
     return update.update_id if isinstance(update, Update) else update
 
 
-def build_telegram(settings: Settings, services: BotServices) -> TelegramAdapter | None:
+def build_telegram(settings: Settings, services: UseCases) -> TelegramAdapter | None:
     """The Telegram adapter, or None when no TELEGRAM_TOKEN is configured."""
     if settings.telegram_token is None or not settings.telegram_token.get_secret_value():
         return None

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
 from sqlmodel import Session
 
 from digests.store.models import Channel, Delivery, Follow, Topic
@@ -80,15 +81,51 @@ def unfollow(session: Session, channel: Channel, topic_id: int) -> bool:
     return result.rowcount > 0
 
 
-def followed_slugs(session: Session, channel_id: int) -> list[str]:
-    """Slugs of the topics a channel follows, in the order it followed them."""
-    rows = session.execute(
+def followed_slugs(session: Session, channel_id: int, *, mode: str | None = None) -> list[str]:
+    """Slugs of the topics a channel follows (as `mode`, when given), in the order it followed
+    them."""
+    statement = (
         select(Topic.slug)
         .join(Follow, Follow.topic_id == Topic.id)
         .where(Follow.channel_id == channel_id)
         .order_by(Follow.created_at, Topic.slug)
     )
-    return list(rows.scalars())
+    if mode is not None:
+        statement = statement.where(Follow.mode == mode)
+    return list(session.execute(statement).scalars())
+
+
+def platforms_of(session: Session, channel_ids: Sequence[int]) -> dict[int, str]:
+    return dict(
+        session.execute(
+            select(Channel.id, Channel.platform).where(Channel.id.in_(channel_ids))
+        ).all()
+    )
+
+
+def live_followers(session: Session, mode: str, platforms: Sequence[str]) -> list[tuple]:
+    """(channel id, platform, first follow) of the live channels following a topic as `mode`."""
+    return session.execute(
+        select(Channel.id, Channel.platform, func.min(Follow.created_at))
+        .join(Follow, Follow.channel_id == Channel.id)
+        .where(Follow.mode == mode, Channel.paused_reason.is_(None))
+        .where(Channel.platform.in_(platforms))
+        .group_by(Channel.id, Channel.platform)
+    ).all()
+
+
+def alert_subscribers(session: Session, slug: str, platforms: Sequence[str]) -> list[tuple]:
+    """(channel id, platform, role to mention) of the live channels following a topic with
+    spike alerts on."""
+    return list(
+        session.execute(
+            select(Channel.id, Channel.platform, Channel.alert_role_id)
+            .join(Follow, Follow.channel_id == Channel.id)
+            .join(Topic, Topic.id == Follow.topic_id)
+            .where(Topic.slug == slug, Channel.alerts_enabled, Channel.paused_reason.is_(None))
+            .where(Channel.platform.in_(platforms))
+        ).all()
+    )
 
 
 def pause(session: Session, channel_id: int, reason: str, *, now: datetime) -> None:
@@ -106,6 +143,20 @@ def resume(session: Session, channel: Channel) -> bool:
     channel.paused_reason, channel.paused_at = None, None
     session.flush()
     return True
+
+
+def paused_channels(session: Session, *, limit: int) -> list[tuple[str, str, str]]:
+    """(platform, chat, reason) of paused channels, up to `limit`."""
+    rows = session.execute(
+        select(Channel.platform, Channel.chat_id, Channel.paused_reason)
+        .where(Channel.paused_reason.is_not(None))
+        .limit(limit)
+    ).all()
+    return [tuple(row) for row in rows]
+
+
+def channel_count(session: Session) -> int:
+    return session.execute(select(func.count()).select_from(Channel)).scalar_one()
 
 
 def paused_in_guild(session: Session, platform: str, guild_id: str) -> list[Channel]:

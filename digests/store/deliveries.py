@@ -1,4 +1,8 @@
-"""Deliveries: written with their parts before anything is sent, then marked part by part."""
+"""Deliveries: written with their parts before anything is sent, then marked part by part.
+
+Like every storage function, these never commit: each call site's unit of work does, and a
+write that must be seen by other workers at once (a claim, a part sent) is one of its own.
+"""
 
 from __future__ import annotations
 
@@ -107,7 +111,6 @@ def claim_due(
             .where(Delivery.id.in_([row.id for row in rows]))
             .values(claimed_by=worker, lease_until=now + lease)
         )
-    session.commit()
     return [
         Claimed(
             r.id,
@@ -154,7 +157,6 @@ def mark_part_sent(
         .where(Delivery.id == delivery_id, Delivery.claimed_by.is_not(None))
         .values(lease_until=now + lease)
     )
-    session.commit()
 
 
 def renew_claim(
@@ -167,7 +169,6 @@ def renew_claim(
         .where(Delivery.status == "pending")
         .values(lease_until=now + lease)
     ).rowcount
-    session.commit()
     return renewed > 0
 
 
@@ -178,7 +179,6 @@ def release_claims(session: Session, *, worker: str) -> int:
         .where(Delivery.claimed_by == worker, Delivery.status == "pending")
         .values(lease_until=None, claimed_by=None)
     )
-    session.commit()
     return result.rowcount
 
 
@@ -194,7 +194,6 @@ def note_unknown_outcome(session: Session, delivery_id: int, seq: int) -> int:
             DeliveryPart.delivery_id == delivery_id, DeliveryPart.seq == seq
         )
     ).scalar_one()
-    session.commit()
     return count
 
 
@@ -204,7 +203,6 @@ def mark_part_failed(session: Session, delivery_id: int, seq: int, *, error: str
         .where(DeliveryPart.delivery_id == delivery_id, DeliveryPart.seq == seq)
         .values(error=error[:500])
     )
-    session.commit()
 
 
 def finish(session: Session, delivery_id: int, *, now: datetime) -> str:
@@ -223,7 +221,6 @@ def finish(session: Session, delivery_id: int, *, now: datetime) -> str:
         .where(Delivery.id == delivery_id)
         .values(**values, lease_until=None, claimed_by=None)
     )
-    session.commit()
     return values["status"]
 
 
@@ -249,7 +246,6 @@ def release(
     if give_up:
         values.update(status="failed", completed_at=now)
     session.execute(update(Delivery).where(Delivery.id == delivery_id).values(**values))
-    session.commit()
 
 
 def requeue_failed(
@@ -278,7 +274,6 @@ def requeue_failed(
                 completed_at=None,
             )
         )
-    session.commit()
     return len(ids)
 
 
@@ -300,6 +295,31 @@ def recent_failures(session: Session, *, limit: int) -> list[tuple]:
             .limit(limit)
         )
     ]
+
+
+def failed_count(session: Session) -> int:
+    return session.execute(select(func.count()).where(Delivery.status == "failed")).scalar_one()
+
+
+def last_created(session: Session, *, kind: str) -> dict[int, datetime]:
+    """When each channel's latest delivery of `kind` was stored."""
+    return dict(
+        session.execute(
+            select(Delivery.channel_id, func.max(Delivery.created_at))
+            .where(Delivery.kind == kind)
+            .group_by(Delivery.channel_id)
+        ).all()
+    )
+
+
+def latest_status(session: Session, channel_id: int, *, kind: str) -> str | None:
+    """The status of the channel's latest delivery of `kind`; None when it has none."""
+    return session.execute(
+        select(Delivery.status)
+        .where(Delivery.channel_id == channel_id, Delivery.kind == kind)
+        .order_by(Delivery.id.desc())
+        .limit(1)
+    ).scalar_one_or_none()
 
 
 def queue_depth(session: Session) -> int:

@@ -18,7 +18,8 @@ NAME_LIMIT = 64  # characters of `Lease.name`
 
 
 def try_acquire(session: Session, name: str, holder: str, *, now: datetime, ttl: timedelta) -> bool:
-    """Take or renew the lease; True when `holder` holds it until now + ttl."""
+    """Take or renew the lease; True when `holder` holds it until now + ttl, once the caller
+    commits."""
     taken = session.execute(
         update(Lease)
         .where(Lease.name == name)
@@ -26,17 +27,13 @@ def try_acquire(session: Session, name: str, holder: str, *, now: datetime, ttl:
         .values(holder=holder, expires_at=now + ttl)
     ).rowcount
     if taken:
-        session.commit()
         return True
-    exists = session.execute(select(Lease.name).where(Lease.name == name)).first()
-    if exists:
-        session.rollback()
+    if session.execute(select(Lease.name).where(Lease.name == name)).first():
         return False
     try:
-        session.add(Lease(name=name, holder=holder, expires_at=now + ttl))
-        session.commit()
+        with session.begin_nested():  # another replica may create it at the same moment
+            session.add(Lease(name=name, holder=holder, expires_at=now + ttl))
     except IntegrityError:
-        session.rollback()
         return False
     return True
 
@@ -46,7 +43,6 @@ def release(session: Session, name: str, holder: str, *, now: datetime) -> None:
     session.execute(
         update(Lease).where(Lease.name == name, Lease.holder == holder).values(expires_at=now)
     )
-    session.commit()
 
 
 def holder_of(session: Session, name: str, *, now: datetime) -> str | None:

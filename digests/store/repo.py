@@ -269,6 +269,27 @@ def max_paper_id(session: Session) -> int:
     return session.execute(select(func.max(Paper.id))).scalar_one() or 0
 
 
+def papers_up_to(session: Session, paper_id: int) -> int:
+    """How many stored papers have ids up to `paper_id`."""
+    statement = select(func.count()).select_from(Paper).where(Paper.id <= paper_id)
+    return session.execute(statement).scalar_one()
+
+
+def tagged_paper_count(session: Session) -> int:
+    """How many stored papers have at least one tag."""
+    return session.execute(select(func.count(func.distinct(PaperTopic.paper_id)))).scalar_one()
+
+
+def tagged_topic_count(session: Session) -> int:
+    """How many topics have at least one paper."""
+    return session.execute(select(func.count(func.distinct(PaperTopic.topic_id)))).scalar_one()
+
+
+def last_ingest_success(session: Session) -> datetime | None:
+    """When an ingest (of any listing or backfill) last succeeded."""
+    return session.execute(select(func.max(IngestState.last_success_at))).scalar()
+
+
 def daily_topic_counts(session: Session, start: date, end: date) -> dict[int, dict[date, int]]:
     """Distinct papers per topic per first-version day, for every topic, days start..end."""
     statement = (

@@ -1,0 +1,358 @@
+"""What digestbot does, each use case once: ingest, plan digests and alerts, send a digest now,
+chat commands, status.
+
+The scheduler (`bot/runner.py`), the command line (`bot/cli.py`) and the chat adapters
+(`bot/platforms/`) translate what they receive, call one of these and present what comes back.
+Chat commands (follow, unfollow, schedule, …) are `CommandService.handle`, reached here as
+`UseCases.commands`. Every delivery, scheduled or asked for, is rendered for its platform and
+stored in one place (`UseCases._store`).
+
+Each use case is one unit of work, or a few when it waits on the network in between; a unit of
+work commits whole or not at all (`digests.store.unit_of_work`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Protocol
+
+from sqlmodel import Session
+
+from digests.catalog import Catalog, TopicDef
+from digests.commands import Caller, CommandService
+from digests.compose import Digest
+from digests.delivery import ON_DEMAND_WINDOW, Dispatcher, Sender
+from digests.dispatch import PlannedDigest, due_channels, plan_digests, plan_instant, record_skipped
+from digests.due import DEFAULT_GRACE
+from digests.feeds import ParsedFeed, Skip
+from digests.ingest import (
+    IngestReport,
+    PaperSource,
+    SourceUnavailable,
+    ingest_parsed,
+    listing_ids_to_look_up,
+    sync_catalog,
+)
+from digests.render_text import period_text
+from digests.reports import build_digest
+from digests.retag import RetagStatus, retag_batch
+from digests.status import Status, read_status
+from digests.store import channels, deliveries, repo
+from digests.store.unit_of_work import SessionFactory, unit_of_work
+from digests.tagger import Tagger
+
+if TYPE_CHECKING:
+    from digests.alerting import PlannedAlert
+    from digests.alerts import SpikeAlert
+    from digests.spikes import SpikeSettings
+
+CUT_LISTING = (
+    "arXiv's answer stayed cut short: the entries after the cut were not read; "
+    "the next ingest reads the listing again"
+)
+
+
+class Platform(Protocol):
+    """A chat platform as the use cases see it: how it renders, and what sends for it."""
+
+    platform: str
+    sender: Sender
+
+    def render_digest(self, digest: Digest, *, title: str) -> list[dict]:
+        """The digest as this platform's messages: JSON-able payloads, each within limits."""
+        ...
+
+    def render_alert(self, alert: SpikeAlert, *, mention_role_id: str = "") -> list[dict]:
+        """A spike alert as this platform's messages (with the chart where it can show one);
+        `mention_role_id` is a role to ping, where the platform has roles."""
+        ...
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A delivery to store for one channel; `render` makes its parts for the platform."""
+
+    channel_id: int
+    platform: str
+    kind: str
+    period_key: str
+    paper_count: int
+    stale_at: datetime
+    render: Callable[[Platform], list[dict]]
+
+
+class UseCases:
+    """Every use case of digestbot, wired once (`bot.app.build_app`) for the runtime, the
+    command line and the tests alike."""
+
+    def __init__(
+        self,
+        session_factory: SessionFactory,
+        catalog: Catalog,
+        tagger: Tagger,
+        *,
+        clock: Callable[[], datetime],
+        dispatcher: Dispatcher | None = None,
+        per_topic_cap: int = 5,
+        grace: timedelta = DEFAULT_GRACE,
+        # Called when alerts are planned: SpikeSettings lives with SciPy, loaded only then.
+        spike_settings: Callable[[], SpikeSettings] | None = None,
+    ) -> None:
+        self.session_factory = session_factory
+        self.catalog = catalog
+        self.tagger = tagger
+        self.clock = clock
+        self.dispatcher = dispatcher or Dispatcher(session_factory, {}, clock=clock)
+        self.per_topic_cap = per_topic_cap
+        self.grace = grace
+        self.spike_settings = spike_settings
+        self.commands = CommandService(
+            session_factory, catalog, clock=clock, per_topic_cap=per_topic_cap
+        )
+        self.platforms: dict[str, Platform] = {}
+
+    def add_platform(self, platform: Platform) -> None:
+        """Plan deliveries for this platform, rendered by it, and send them through it."""
+        self.platforms[platform.platform] = platform
+        self.dispatcher.senders[platform.platform] = platform.sender
+
+    # --- papers ------------------------------------------------------------------------------
+
+    def sync_catalog(self) -> RetagStatus:
+        """Store the catalog's topics; when the tagger changed, a re-tag run starts (the
+        scheduler works through it, `digestbot retag` finishes it at once)."""
+        with unit_of_work(self.session_factory) as session:
+            return sync_catalog(session, catalog=self.catalog, tagger=self.tagger, now=self.clock())
+
+    async def ingest_listing(self, source: PaperSource, categories: Sequence[str]) -> IngestReport:
+        """Fetch today's listing for `categories` and store it in one transaction.
+
+        Cross-lists and replacements of papers not held are dated by their first version: by
+        the source's date for recent ones, by their id when it gives none.
+        """
+        now = self.clock()
+        parsed = await source.fetch_listing(categories)
+        with self.session_factory() as session:
+            wanted = listing_ids_to_look_up(session, parsed.records)
+        looked_up, problem = await _first_versions(source, wanted)
+        with unit_of_work(self.session_factory) as session:
+            report = self._ingest(session, parsed, now=now, looked_up=looked_up)
+            if problem:
+                report.warnings.append(Skip("first-version dates", problem))
+            if parsed.cut_short:
+                report.missing.append(Skip("listing", CUT_LISTING))
+            cursor = {"fetched_at": now.isoformat(), "read": parsed.read, "new": report.new}
+            repo.save_state(session, listing_key(categories), cursor, now=now, success=True)
+        return report
+
+    def ingest_document(self, parsed: ParsedFeed) -> IngestReport:
+        """Store and tag the papers of a document read elsewhere (a file), in one transaction."""
+        with unit_of_work(self.session_factory) as session:
+            return self._ingest(session, parsed, now=self.clock())
+
+    def _ingest(self, session: Session, parsed: ParsedFeed, **options) -> IngestReport:
+        return ingest_parsed(session, parsed, tagger=self.tagger, catalog=self.catalog, **options)
+
+    def retag_batch(self) -> RetagStatus | None:
+        """The next batch of the re-tag run under way; None when none is."""
+        with unit_of_work(self.session_factory) as session:
+            return retag_batch(session, self.tagger, now=self.clock())
+
+    # --- deliveries --------------------------------------------------------------------------
+
+    def plan_digests(self, kind: str, *, every_schedule: bool) -> tuple[int, int]:
+        """Store every due digest of this kind (weekly, daily) as a delivery, and the periods
+        missed beyond the grace as skipped; returns (stored, skipped). Only schedules due in
+        the last grace and a day are looked at, unless `every_schedule`."""
+        now = self.clock()
+        horizon = None if every_schedule else self.grace + timedelta(hours=24)
+        with unit_of_work(self.session_factory) as session:
+            due = due_channels(
+                session,
+                kind=kind,
+                platforms=list(self.platforms),
+                now=now,
+                grace=self.grace,
+                horizon=horizon,
+            )
+            skipped = record_skipped(session, due.skip, now=now)
+            planned = plan_digests(
+                session, self.catalog, due.send, per_topic_cap=self.per_topic_cap
+            )
+            stored = self._store_all(session, map(self._scheduled, planned), now=now)
+        return stored, skipped
+
+    def plan_instant(self) -> int:
+        """After an ingest: the new papers of `instant` follows, in one batch per channel."""
+        now = self.clock()
+        with unit_of_work(self.session_factory) as session:
+            planned = plan_instant(
+                session,
+                self.catalog,
+                platforms=list(self.platforms),
+                now=now,
+                per_topic_cap=self.per_topic_cap,
+            )
+            return self._store_all(session, map(self._scheduled, planned), now=now)
+
+    def plan_alerts(self) -> int:
+        """Scan for spikes and queue an alert for every channel following a spiking topic; the
+        scan is remembered in the same transaction, so an alert is never lost nor doubled."""
+        from digests.alerting import ALERT_WINDOW, plan_alerts  # SciPy loads with the first scan
+        from digests.spikes import SpikeSettings
+
+        now = self.clock()
+        settings = self.spike_settings() if self.spike_settings else SpikeSettings()
+        with unit_of_work(self.session_factory) as session:
+            _, planned = plan_alerts(
+                session,
+                self.catalog,
+                platforms=list(self.platforms),
+                as_of=now.date(),
+                settings=settings,
+                now=now,
+            )
+            outgoing = (_alert(plan, stale_at=now + ALERT_WINDOW) for plan in planned)
+            return self._store_all(session, outgoing, now=now)
+
+    async def send_digest_now(self, caller: Caller, digest: Digest) -> int:
+        """Store this chat's digest as a `manual` delivery and send it; returns parts stored."""
+        now = self.clock()
+        with unit_of_work(self.session_factory) as session:
+            channel = channels.get_or_create_channel(
+                session,
+                platform=caller.platform,
+                chat_id=caller.chat_id,
+                thread_id=caller.thread_id,
+                now=now,
+            )
+            outgoing = Outgoing(
+                channel.id,
+                caller.platform,
+                "manual",
+                f"manual:{now.isoformat(timespec='microseconds')}",
+                digest.paper_count,
+                now + ON_DEMAND_WINDOW,
+                lambda platform: platform.render_digest(digest, title="Your digest"),
+            )
+            parts = self._store(session, outgoing, now=now)
+        if parts is None:
+            return 0
+        await self.dispatcher.drain()
+        return len(parts)
+
+    def manual_digest_outcome(self, caller: Caller) -> str:
+        """What the chat's latest `manual` digest came to: "sent", "paused: REASON", its
+        delivery's status, "none" or "gone" (the chat was forgotten)."""
+        with self.session_factory() as session:
+            channel = channels.find_channel(session, caller.platform, caller.chat_id)
+            if channel is None:
+                return "gone"
+            if channel.paused_reason:
+                return f"paused: {channel.paused_reason}"
+            return deliveries.latest_status(session, channel.id, kind="manual") or "none"
+
+    def _scheduled(self, plan: PlannedDigest) -> Outgoing:
+        """A planned digest as a delivery; an empty digest is stored without parts (skipped)."""
+        digest, occurrence = plan.digest, plan.occurrence
+        period = period_text(digest.period_start, digest.period_end)
+        title = f"{occurrence.kind.title()} digest · {period}"
+        return Outgoing(
+            plan.channel_id,
+            plan.platform,
+            occurrence.kind,
+            occurrence.key,
+            digest.paper_count,
+            occurrence.due_at + self.grace,
+            lambda p: p.render_digest(digest, title=title) if not digest.is_empty else [],
+        )
+
+    def _store_all(self, session: Session, outgoing, *, now: datetime) -> int:
+        return sum(self._store(session, item, now=now) is not None for item in outgoing)
+
+    def _store(self, session: Session, item: Outgoing, *, now: datetime) -> list[dict] | None:
+        """Render a delivery for its platform and store it; its parts, or None when the channel
+        has this period already."""
+        parts = item.render(self.platforms[item.platform])
+        delivery_id = deliveries.enqueue(
+            session,
+            channel_id=item.channel_id,
+            kind=item.kind,
+            period_key=item.period_key,
+            parts=parts,
+            paper_count=item.paper_count,
+            now=now,
+            stale_at=item.stale_at,
+        )
+        return None if delivery_id is None else parts
+
+    def retry_failed(self, *, since: datetime | None, window: timedelta) -> int:
+        """Send the deliveries that ended failed (since a time) again; returns how many."""
+        with unit_of_work(self.session_factory) as session:
+            return deliveries.requeue_failed(session, since=since, now=self.clock(), window=window)
+
+    def forget_old_deliveries(self, *, days: int = 90) -> int:
+        """Delete finished deliveries older than `days`; returns how many."""
+        before = self.clock() - timedelta(days=days)
+        with unit_of_work(self.session_factory) as session:
+            return deliveries.forget_finished(session, before=before)
+
+    # --- channels ----------------------------------------------------------------------------
+
+    def follow_exactly(
+        self, platform: str, chat_id: str, topics: Sequence[TopicDef], *, title: str
+    ) -> None:
+        """Make a configured channel (the terminal) follow exactly `topics`."""
+        now = self.clock()
+        with unit_of_work(self.session_factory) as session:
+            channel = channels.get_or_create_channel(
+                session, platform=platform, chat_id=chat_id, kind="private", title=title, now=now
+            )
+            ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
+            channels.set_follows(session, channel, [ids[t.slug] for t in topics], now=now)
+
+    def move_chat(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
+        """A chat has a new id (a Telegram group became a supergroup): keep everything."""
+        with unit_of_work(self.session_factory) as session:
+            channels.move_chat(session, platform, old_chat_id, new_chat_id)
+
+    def status(self, *, upcoming: int = 5) -> Status:
+        """Last ingest, papers, delivery queue and failures, paused channels, next digests."""
+        with self.session_factory() as session:
+            return read_status(session, now=self.clock(), upcoming=upcoming)
+
+    def digest(self, topics: Sequence[TopicDef], *, since: date, until: date) -> Digest:
+        """The digest a channel following `topics` gets for the days since..until."""
+        with self.session_factory() as session:
+            return build_digest(
+                session, topics, since=since, until=until, per_topic_cap=self.per_topic_cap
+            )
+
+
+def _alert(plan: PlannedAlert, *, stale_at: datetime) -> Outgoing:
+    alert, role = plan.alert, plan.role_id
+    return Outgoing(
+        plan.channel_id,
+        plan.platform,
+        "alert",
+        plan.period_key,
+        alert.momentum.count,
+        stale_at,
+        lambda platform: platform.render_alert(alert, mention_role_id=role),
+    )
+
+
+def listing_key(categories: Sequence[str]) -> str:
+    return "rss:" + "+".join(categories)
+
+
+async def _first_versions(source: PaperSource, ids: list[str]) -> tuple[dict, str]:
+    """The source's dates for `ids`, or none and why: the listing is stored either way."""
+    if not ids:
+        return {}, ""
+    try:
+        return await source.first_versions(ids), ""
+    except SourceUnavailable as exc:
+        return {}, f"none from the arXiv API ({exc}); {len(ids)} dated by their id instead"
