@@ -37,7 +37,7 @@ from bot.platforms.discord_render import (
 )
 from bot.settings import Settings
 from digests.catalog import Catalog
-from digests.commands import COMMANDS, CommandService
+from digests.commands import COMMANDS, Argument, CommandService
 from digests.delivery import (
     Address,
     Dispatcher,
@@ -651,6 +651,29 @@ async def test_commands_are_synced_globally_with_permission_hints(bot: Bot) -> N
     weekday = synced["schedule"]["options"][0]
     assert [c["value"] for c in weekday["choices"]][:2] == ["monday", "tuesday"]
     assert bot.fake.commands(GUILD_ID) == []
+
+
+async def test_the_synced_slash_commands_are_the_command_table(bot: Bot) -> None:
+    synced = {command["name"]: command for command in bot.fake.commands()}
+    assert set(synced) == set(COMMANDS)
+    for name, spec in COMMANDS.items():
+        assert synced[name]["description"] == spec.summary
+        options = [option_facts(option) for option in synced[name].get("options", [])]
+        assert options == [argument_facts(argument) for argument in spec.arguments]
+
+
+def option_facts(option: dict) -> tuple:
+    """What a synced option offers, in the command table's terms."""
+    choices = [(c["name"], c["value"]) for c in option.get("choices", [])]
+    kind = {3: "text", 8: "role"}[option["type"]]
+    suggests = bool(option.get("autocomplete"))
+    return option["name"], option["description"], option["required"], choices, kind, suggests
+
+
+def argument_facts(argument: Argument) -> tuple:
+    choices = [(c.label, c.value) for c in argument.choices]
+    suggests = argument.suggest is not None
+    return argument.name, argument.description, argument.required, choices, argument.kind, suggests
 
 
 async def test_commands_are_synced_to_the_dev_server_at_once_when_set(

@@ -55,7 +55,7 @@ ADMIN, MEMBER = 7, 8
 RL = "rl-for-llm-agents"
 STICKER = {"file_id": "s", "file_unique_id": "s", "type": "regular", "width": 1, "height": 1}
 STICKER |= {"is_animated": False, "is_video": False}
-YOU = Caller(platform="telegram", chat_id=str(PRIVATE), user_id=str(PRIVATE))
+YOU = Caller(platform="telegram", chat_id=str(PRIVATE))
 PNG = b"\x89PNG\r\n\x1a\n"
 HOSTILE = "<b>bold</b> & <script>x</script> @channel /start@digest_test_bot"
 
@@ -528,6 +528,19 @@ async def test_every_command_is_registered_in_the_menu(bot: Bot) -> None:
     (commands,) = bot.tg.commands.values()
     assert [c["command"] for c in commands] == ["start", *COMMANDS]
     assert all(1 <= len(c["description"]) <= 256 for c in commands)
+
+
+async def test_the_menu_is_start_then_the_command_table_with_each_help_text(bot: Bot) -> None:
+    (commands,) = bot.tg.commands.values()
+    table = [(command.name, command.help) for command in COMMANDS.values()]
+    start = ("start", "start here: what I can do")
+    assert [(c["command"], c["description"]) for c in commands] == [start, *table]
+
+
+async def test_start_answers_with_what_the_bot_can_do_like_help(bot: Bot) -> None:
+    started = visible(await bot.say(PRIVATE, PRIVATE, "/start"))
+    assert started == visible(await bot.say(PRIVATE, PRIVATE, "/help"))
+    assert all(f"/{name} — " in started for name in COMMANDS)
 
 
 async def test_with_a_webhook_url_updates_pushed_by_telegram_are_answered(
