@@ -29,12 +29,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
-from scipy.stats import binom, false_discovery_control
 from sqlalchemy import select
 from sqlmodel import Session
 
 from digests.catalog import TopicDef
 from digests.momentum import window_bounds
+from digests.significance import bh_adjust, binomial_upper_tail
 from digests.store import repo
 from digests.store.models import SpikeState, Topic
 
@@ -155,30 +155,18 @@ def could_alert(topic: TopicCounts, settings: SpikeSettings) -> bool:
 
 
 def tail_p_values(counts: Sequence[TopicCounts]) -> list[float]:
-    """P(X ≥ k1) for X ~ Binomial(k1 + k0, N1 / (N1 + N0)) per topic, as
-    `scipy.stats.binomtest(..., alternative="greater")` gives it; 1.0 with nothing to test."""
-    # Without papers in a window there is no volume to compare with; any rate stands in.
-    rates = [t.total / (t.total + t.previous_total) if _has_volume(t) else 0.5 for t in counts]
-    tails = binom.sf(
-        [topic.count - 1 for topic in counts],
-        [topic.count + topic.previous for topic in counts],
-        rates,
-    )
+    """P(X ≥ k1) for X ~ Binomial(k1 + k0, N1 / (N1 + N0)) per topic; 1.0 with nothing to test
+    (without papers in a window there is no volume to compare with)."""
     return [
-        min(float(p), 1.0) if _has_volume(t) else 1.0
-        for t, p in zip(counts, tails, strict=True)
+        binomial_upper_tail(t.count, t.count + t.previous, t.total / (t.total + t.previous_total))
+        if _has_volume(t)
+        else 1.0
+        for t in counts
     ]
 
 
 def _has_volume(topic: TopicCounts) -> bool:
     return topic.total > 0 and topic.previous_total > 0
-
-
-def bh_adjust(p_values: Sequence[float]) -> list[float]:
-    """Benjamini–Hochberg adjusted p-values (q-values), by `scipy.stats.false_discovery_control`."""
-    if not p_values:
-        return []
-    return [float(q) for q in false_discovery_control(list(p_values), method="bh")]
 
 
 def next_memory(previous: SpikeMemory, decision: SpikeDecision, now: datetime) -> SpikeMemory:

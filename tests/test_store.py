@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import multiprocessing
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Barrier
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import select
+from alembic.script import ScriptDirectory
+from sqlalchemy import select, text
 from sqlmodel import Session, SQLModel
 
 from digests.papers import PaperRecord
 from digests.store import repo
-from digests.store.engine import upgrade_schema
+from digests.store.engine import MIGRATIONS_DIR, open_engine, upgrade_schema
 from digests.store.models import Paper, PaperTopic, Topic
 
 NOW = datetime(2026, 9, 28, 21, 0, tzinfo=UTC)
@@ -40,6 +44,41 @@ def add_topic(session: Session, slug: str) -> int:
 
 def test_migrations_apply_twice_without_error(engine):
     assert upgrade_schema(engine) == upgrade_schema(engine) == "0002"
+
+
+def upgrade_together(url: str, start: Barrier, revisions: Queue) -> None:
+    """One replica starting: connect, wait for the others, then migrate."""
+    engine = open_engine(url)
+    start.wait()
+    try:
+        revisions.put(upgrade_schema(engine))
+    except Exception as exc:
+        revisions.put(repr(exc))
+    finally:
+        engine.dispose()
+
+
+def test_replicas_migrating_a_fresh_database_together_take_turns(database_url):
+    processes = multiprocessing.get_context("spawn")
+    start, revisions = processes.Barrier(3), processes.Queue()
+    replicas = [
+        processes.Process(target=upgrade_together, args=(database_url, start, revisions))
+        for _ in range(3)
+    ]
+    for replica in replicas:
+        replica.start()
+    outcomes = [revisions.get(timeout=120) for _ in replicas]
+    for replica in replicas:
+        replica.join()
+
+    head = ScriptDirectory(str(MIGRATIONS_DIR)).get_current_head()
+    assert outcomes == [head] * 3
+    engine = open_engine(database_url)
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).all() == [
+            (head,)
+        ]
+    engine.dispose()
 
 
 def test_the_migrated_schema_is_exactly_the_models(engine):
