@@ -474,14 +474,13 @@ def _write_chart(path: Path, spec: dict) -> None:
 
 def cmd_spikes(settings: Settings, args: argparse.Namespace) -> int:
     """What the spike scan would decide; nothing is recorded."""
-    from bot.settings import spike_settings
     from digests.spikes import scan
 
     app = _with_app(settings)
     as_of = args.as_of or _now().date()
     with app.session() as session:
         decisions = scan(
-            session, app.catalog.topics, as_of=as_of, settings=spike_settings(settings), now=_now()
+            session, app.catalog.topics, as_of=as_of, settings=settings.spike, now=_now()
         )
     decisions.sort(key=lambda d: (not d.alert, d.p_value, -d.count))
     shown = decisions if args.all else [d for d in decisions if d.alert or d.count]

@@ -36,7 +36,7 @@ from bot.logs import configure_logging
 from bot.platforms.base import Adapter, BotServices
 from bot.platforms.terminal import CHAT_ID as TERMINAL_CHAT
 from bot.platforms.terminal import TerminalAdapter
-from bot.settings import Settings, SettingsError, spike_settings
+from bot.settings import Settings, SettingsError
 from digests.alerting import ALERT_WINDOW, plan_alerts
 from digests.catalog import UnknownTopic
 from digests.commands import CommandService
@@ -227,7 +227,7 @@ class Runtime:
                 self.app.catalog,
                 platforms=self.platforms,
                 as_of=now.date(),
-                settings=spike_settings(self.app.settings),
+                settings=self.app.settings.spike,
                 now=now,
             )
             stored = 0

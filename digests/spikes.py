@@ -35,30 +35,9 @@ from sqlmodel import Session
 from digests.catalog import TopicDef
 from digests.momentum import window_bounds
 from digests.significance import bh_adjust, binomial_upper_tail
+from digests.spike_settings import SpikeSettings
 from digests.store import repo
 from digests.store.models import SpikeState, Topic
-
-
-@dataclass(frozen=True)
-class SpikeSettings:
-    fdr_q: float = 0.05  # expected share of false alerts among the alerts of one scan
-    min_count: int = 10  # papers in the last four weeks
-    min_share_ratio: float = 1.5  # share now / share in the four weeks before
-    rearm_share_ratio: float = 1.2  # at or below this an elevated topic has calmed down
-    realert_factor: float = 1.5  # an elevated topic alerts again after this much more growth
-    cooldown_days: int = 14  # at least this long between two alerts of one topic
-
-    def __post_init__(self) -> None:
-        if not 0 < self.fdr_q < 1:
-            raise ValueError("fdr_q must lie between 0 and 1")
-        if self.min_count < 1:
-            raise ValueError("min_count must be at least 1")
-        if not 0 < self.rearm_share_ratio <= self.min_share_ratio:
-            raise ValueError("rearm_share_ratio must be positive and at most min_share_ratio")
-        if self.realert_factor < 1:
-            raise ValueError("realert_factor must be at least 1")
-        if self.cooldown_days < 0:
-            raise ValueError("cooldown_days must not be negative")
 
 
 @dataclass(frozen=True)
