@@ -45,12 +45,6 @@ class SpikeAlert:
     papers: tuple[DigestEntry, ...]  # the papers driving the rise, best first
 
 
-def build_alert(
-    session: Session, topic: TopicDef, decision: SpikeDecision, *, as_of: date
-) -> SpikeAlert:
-    return build_alerts(session, [topic], [decision], as_of=as_of)[0]
-
-
 def build_alerts(
     session: Session,
     topics: Sequence[TopicDef],

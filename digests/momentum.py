@@ -78,11 +78,6 @@ def histogram_start(as_of: date) -> date:
     return as_of - timedelta(days=HISTOGRAM_WEEKS * WEEK_DAYS - 1)
 
 
-def weekly_counts(daily_counts: Mapping[date, int], as_of: date) -> tuple[WeekCount, ...]:
-    days = _histogram_days(as_of)
-    return _weeks(days, [daily_counts.get(day, 0) for day in days])
-
-
 def compute_momentum(
     topic: str,
     daily_counts: Mapping[date, int],

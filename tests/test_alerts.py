@@ -13,7 +13,6 @@ from digests.alerts import (
     SpikeAlert,
     alert_chart,
     alert_period_key,
-    build_alert,
     build_alerts,
     headline,
     render_alert_text,
@@ -183,7 +182,7 @@ def test_build_alert_shows_the_best_recent_papers(engine):
         decision = evaluate(
             [TopicCounts("agentic-rl", NAME, 8, 1, 10, 2)], {}, SpikeSettings(), now=NOW
         )[0]
-        alert = build_alert(session, topic("agentic-rl"), decision, as_of=AS_OF)
+        (alert,) = build_alerts(session, [topic("agentic-rl")], [decision], as_of=AS_OF)
 
     assert (alert.topic, alert.decision) == (TopicRef("agentic-rl", NAME), decision)
     assert (alert.momentum.count, alert.momentum.previous, alert.momentum.as_of) == (8, 1, AS_OF)

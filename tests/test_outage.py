@@ -122,7 +122,8 @@ async def test_a_ten_minute_outage_across_a_scheduled_digest_loses_nothing(datab
             try:
                 while clock.now < OUTAGE[1] or not all_sent(app.engine):
                     await set_down(telegram, discord, kind, OUTAGE[0] <= clock.now < OUTAGE[1])
-                    await runtime.tick()
+                    await runtime.lead()
+                    await runtime.drain()
                     clock.now += TICK
                     assert clock.now < OUTAGE[1] + timedelta(minutes=10), "still not sent"
             finally:

@@ -61,11 +61,14 @@ def runtime(database_url, monkeypatch):
 
 async def test_the_weekly_digest_is_printed_when_due_and_only_once(runtime):
     runtime, clock, stream = runtime
-    await runtime.tick()
+    await runtime.lead()
+    await runtime.drain()
     assert stream.getvalue() == ""  # Friday: not due yet
     clock.now = MONDAY_9 + timedelta(minutes=1)
-    await runtime.tick()
-    await runtime.tick()
+    await runtime.lead()
+    await runtime.drain()
+    await runtime.lead()
+    await runtime.drain()
     out = stream.getvalue()
     assert out.count("Weekly digest") == 1
     assert "study 1" in out and "in the last four weeks" in out
@@ -74,14 +77,16 @@ async def test_the_weekly_digest_is_printed_when_due_and_only_once(runtime):
 async def test_a_digest_missed_during_downtime_is_sent_late_within_the_grace(runtime):
     runtime, clock, stream = runtime
     clock.now = MONDAY_9 + timedelta(hours=20)
-    await runtime.tick()
+    await runtime.lead()
+    await runtime.drain()
     assert stream.getvalue().count("Weekly digest") == 1
 
 
 async def test_a_digest_missed_beyond_the_grace_is_skipped_and_recorded(runtime):
     runtime, clock, stream = runtime
     clock.now = MONDAY_9 + timedelta(days=2)
-    await runtime.tick()
+    await runtime.lead()
+    await runtime.drain()
     assert stream.getvalue() == ""
     with Session(runtime.app.engine) as session:
         statuses = session.exec(select(Delivery.status)).all()
@@ -93,8 +98,10 @@ async def test_only_the_lease_holder_plans_digests(runtime):
     other = Runtime(runtime.app, clock=clock, adapters=[TerminalAdapter(io.StringIO())])
     other.name = "another-replica"
     clock.now = MONDAY_9 + timedelta(minutes=1)
-    await runtime.tick()
-    await other.tick()
+    await runtime.lead()
+    await runtime.drain()
+    await other.lead()
+    await other.drain()
     assert runtime.is_leader and not other.is_leader
     assert stream.getvalue().count("Weekly digest") == 1
 
@@ -108,13 +115,13 @@ async def test_replicas_split_each_platforms_send_limit_and_a_stopped_one_gives_
     runtime, clock, _ = runtime
     other = Runtime(runtime.app, clock=clock, adapters=[TerminalAdapter(io.StringIO())])
     other.name = "another-replica"
-    await runtime.tick()
+    await runtime.lead()
     assert send_share(runtime) == 1.0
-    await other.tick()
-    await runtime.tick()
+    await other.lead()
+    await runtime.lead()
     assert send_share(runtime) == send_share(other) == 0.5
     await other.stop()
-    await runtime.tick()
+    await runtime.lead()
     assert send_share(runtime) == 1.0
 
 

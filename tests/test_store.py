@@ -17,7 +17,7 @@ from sqlmodel import Session, SQLModel
 from digests.papers import PaperRecord
 from digests.store import repo
 from digests.store.engine import MIGRATIONS_DIR, open_engine, upgrade_schema
-from digests.store.models import Paper, PaperTopic, Topic
+from digests.store.models import IngestState, Paper, PaperTopic, Topic
 
 NOW = datetime(2026, 9, 28, 21, 0, tzinfo=UTC)
 
@@ -217,4 +217,4 @@ def test_an_ingest_cursor_survives_a_new_session(engine):
         session.commit()
     with Session(engine) as session:
         assert repo.load_state(session, "backfill") == {"start": 4000}
-        assert repo.state_row(session, "backfill").last_success_at == NOW
+        assert session.get(IngestState, "backfill").last_success_at == NOW
