@@ -79,11 +79,6 @@ FIRST_EXTRA_CHANNEL = 1_300_000_000_000_000_000  # Mondays at 09:00 UTC
 MINUTE = timedelta(minutes=1)
 
 
-@pytest.fixture
-def engine(sqlite_engine: Engine) -> Engine:
-    return sqlite_engine  # the live-client tests need one backend only
-
-
 def advancing_clock() -> Callable[[], datetime]:
     return clock_from(NOW)
 
@@ -209,9 +204,9 @@ async def fake() -> AsyncIterator[FakeDiscord]:
 
 
 @pytest.fixture
-async def bot(fake: FakeDiscord, engine: Engine, catalog: Catalog) -> AsyncIterator[Bot]:
-    adapter, services = await start_adapter(fake, engine, catalog)
-    bot = Bot(fake, adapter, services, engine)
+async def bot(fake: FakeDiscord, sqlite_engine: Engine, catalog: Catalog) -> AsyncIterator[Bot]:
+    adapter, services = await start_adapter(fake, sqlite_engine, catalog)
+    bot = Bot(fake, adapter, services, sqlite_engine)
     try:
         yield bot
         bot.assert_every_interaction_answered_once()
@@ -325,9 +320,9 @@ async def test_an_unknown_timezone_is_refused_with_the_closest_names(bot: Bot) -
 
 
 async def test_a_digest_arrives_split_within_every_limit_and_pings_nobody(
-    bot: Bot, engine: Engine, catalog: Catalog
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    seed_papers(engine, catalog)
+    seed_papers(sqlite_engine, catalog)
     await bot.follow(RL)
     payload = await bot.dispatch(bot.fake.slash_command("digest"))
     first = await bot.fake.wait_for_response(payload["id"], "callback", timeout=WAIT)
@@ -349,9 +344,9 @@ async def test_a_digest_arrives_split_within_every_limit_and_pings_nobody(
 
 
 async def test_a_second_digest_asked_within_ten_minutes_is_refused_privately(
-    bot: Bot, engine: Engine, catalog: Catalog
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    seed_papers(engine, catalog, count=5)
+    seed_papers(sqlite_engine, catalog, count=5)
     await bot.follow(RL)
     payload = await bot.dispatch(bot.fake.slash_command("digest"))
     await bot.fake.wait_for_response(payload["id"], "followup", timeout=3 * WAIT)
@@ -376,9 +371,9 @@ def deny_attachments(bot: Bot, channel_id: int) -> dict:
 
 
 async def test_a_weekly_digest_shows_its_12_week_chart_in_its_first_embed(
-    bot: Bot, engine: Engine, catalog: Catalog
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    seed_papers(engine, catalog, count=5)
+    seed_papers(sqlite_engine, catalog, count=5)
     await bot.follow(RL, channel_id=DIGESTS_ID)
     report = await bot.deliver_weekly(DIGESTS_ID)
     assert report.delivered == 1
@@ -408,9 +403,9 @@ async def test_an_alert_stored_with_its_image_before_charts_were_described_still
 
 
 async def test_where_the_bot_may_not_attach_files_the_digest_comes_without_its_chart(
-    bot: Bot, engine: Engine, catalog: Catalog
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    seed_papers(engine, catalog, count=5)
+    seed_papers(sqlite_engine, catalog, count=5)
     await bot.follow(RL, channel_id=DIGESTS_ID)
     await bot.fake.dispatch("CHANNEL_UPDATE", deny_attachments(bot, DIGESTS_ID))
     channel = bot.adapter.client.get_channel(DIGESTS_ID)
@@ -427,9 +422,9 @@ async def test_where_the_bot_may_not_attach_files_the_digest_comes_without_its_c
 
 
 async def test_a_refused_upload_the_cache_did_not_foresee_is_sent_again_without_the_chart(
-    bot: Bot, engine: Engine, catalog: Catalog
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    seed_papers(engine, catalog, count=5)
+    seed_papers(sqlite_engine, catalog, count=5)
     await bot.follow(RL, channel_id=DIGESTS_ID)
     deny_attachments(bot, DIGESTS_ID)  # no CHANNEL_UPDATE: only the upload's 403 tells
 
@@ -441,9 +436,9 @@ async def test_a_refused_upload_the_cache_did_not_foresee_is_sent_again_without_
 
 
 async def test_a_channel_the_bot_cannot_post_in_is_paused_and_the_server_is_told(
-    bot: Bot, engine: Engine, catalog: Catalog
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    seed_papers(engine, catalog, count=5)
+    seed_papers(sqlite_engine, catalog, count=5)
     await bot.follow(RL, channel_id=DIGESTS_ID)
     bot.fake.forbid(DIGESTS_ID)
     report = await bot.deliver_weekly(DIGESTS_ID)
@@ -462,9 +457,9 @@ async def test_follow_warns_when_the_bot_cannot_post_there(bot: Bot) -> None:
 
 
 async def test_a_deleted_channel_is_forgotten_with_its_follows(
-    bot: Bot, engine: Engine, catalog: Catalog
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    seed_papers(engine, catalog, count=5)
+    seed_papers(sqlite_engine, catalog, count=5)
     await bot.follow(RL, channel_id=DIGESTS_ID)
     bot.fake.delete_channel(DIGESTS_ID)
     report = await bot.deliver_weekly(DIGESTS_ID)
@@ -475,9 +470,9 @@ async def test_a_deleted_channel_is_forgotten_with_its_follows(
 
 @pytest.mark.parametrize("storm", ["on sends", "on everything, global"])
 async def test_a_429_storm_delays_the_digest_but_it_arrives_once(
-    bot: Bot, engine: Engine, catalog: Catalog, storm: str
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog, storm: str
 ) -> None:
-    seed_papers(engine, catalog)
+    seed_papers(sqlite_engine, catalog)
     await bot.follow(RL)
     # More 429s in a row than discord.py retries on its own (5).
     if storm == "on sends":
@@ -500,8 +495,10 @@ async def test_a_429_storm_delays_the_digest_but_it_arrives_once(
     assert bot.fake.stats.rate_limited >= 12
 
 
-async def test_a_personal_subscription_in_a_dm(bot: Bot, engine: Engine, catalog: Catalog) -> None:
-    seed_papers(engine, catalog, count=5)
+async def test_a_personal_subscription_in_a_dm(
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
+) -> None:
+    seed_papers(sqlite_engine, catalog, count=5)
     answer = await bot.command("follow", {"topic": RL}, user_id=MEMBER_ID, dm=True)
     assert answer["content"].startswith("Following RL for LLM Agents.")
     dm_id = int(bot.sent[-1]["channel_id"])
@@ -530,7 +527,7 @@ async def test_spike_alerts_may_mention_the_chosen_role_and_only_it(bot: Bot) ->
 
 
 async def test_two_replicas_fanning_out_together_stay_under_the_global_limit(
-    engine: Engine, catalog: Catalog
+    sqlite_engine: Engine, catalog: Catalog
 ) -> None:
     # The bot's global limit, 10 requests per 0.1 s; each replica alone would pace at 6 per
     # 0.1 s, so two of them stay under the limit only by sharing it. (The headroom is wider
@@ -540,7 +537,7 @@ async def test_two_replicas_fanning_out_together_stay_under_the_global_limit(
         [guild] = fake.world.guilds
         ids = [FIRST_EXTRA_CHANNEL + n for n in range(60)]
         guild["channels"] += [channel_payload(i, GUILD_ID, f"c{i}") for i in ids]
-        adapter, services = await start_adapter(fake, engine, catalog)
+        adapter, services = await start_adapter(fake, sqlite_engine, catalog)
         replicas = [
             services.dispatcher,
             Dispatcher(services.session_factory, {}, clock=services.clock),
@@ -578,8 +575,10 @@ async def test_two_replicas_fanning_out_together_stay_under_the_global_limit(
         assert fake.stats.rate_limited == 0
 
 
-def test_a_replica_that_stops_renewing_its_presence_gives_its_share_back(engine: Engine) -> None:
-    with Session(engine) as session:
+def test_a_replica_that_stops_renewing_its_presence_gives_its_share_back(
+    sqlite_engine: Engine,
+) -> None:
+    with Session(sqlite_engine) as session:
         assert send_rate_share(session, "discord", "a", now=NOW, ttl=MINUTE) == 1.0
         assert send_rate_share(session, "discord", "b", now=NOW, ttl=MINUTE) == 0.5
         assert send_rate_share(session, "telegram", "a", now=NOW, ttl=MINUTE) == 1.0
@@ -593,12 +592,14 @@ def test_a_replica_that_stops_renewing_its_presence_gives_its_share_back(engine:
 
 
 async def test_a_slow_store_defers_and_the_change_is_still_announced(
-    fake: FakeDiscord, engine: Engine, catalog: Catalog
+    fake: FakeDiscord, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    adapter, services = await start_adapter(fake, engine, catalog, commands_class=SlowCommands)
+    adapter, services = await start_adapter(
+        fake, sqlite_engine, catalog, commands_class=SlowCommands
+    )
     adapter.reply_budget = 0.05
     fake.interaction_deadline = 0.3  # shorter than the store takes: only a deferral is in time
-    bot = Bot(fake, adapter, services, engine)
+    bot = Bot(fake, adapter, services, sqlite_engine)
     try:
         payload = await bot.dispatch(fake.slash_command("follow", {"topic": RL}))
         callback = await fake.wait_for_response(payload["id"], "callback", timeout=WAIT)
@@ -623,10 +624,12 @@ async def test_a_slow_store_defers_and_the_change_is_still_announced(
 
 
 async def test_a_failure_in_the_core_still_gets_a_private_answer(
-    fake: FakeDiscord, engine: Engine, catalog: Catalog
+    fake: FakeDiscord, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    adapter, services = await start_adapter(fake, engine, catalog, commands_class=BrokenCommands)
-    bot = Bot(fake, adapter, services, engine)
+    adapter, services = await start_adapter(
+        fake, sqlite_engine, catalog, commands_class=BrokenCommands
+    )
+    bot = Bot(fake, adapter, services, sqlite_engine)
     try:
         answer = await bot.command("following")
         assert is_private(answer) and "went wrong" in answer["content"]
@@ -677,9 +680,9 @@ def argument_facts(argument: Argument) -> tuple:
 
 
 async def test_commands_are_synced_to_the_dev_server_at_once_when_set(
-    fake: FakeDiscord, engine: Engine, catalog: Catalog
+    fake: FakeDiscord, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    adapter, _ = await start_adapter(fake, engine, catalog, discord_dev_guild=GUILD_ID)
+    adapter, _ = await start_adapter(fake, sqlite_engine, catalog, discord_dev_guild=GUILD_ID)
     try:
         assert {c["name"] for c in fake.commands(GUILD_ID)} == set(COMMANDS)
         assert {c["name"] for c in fake.commands()} == set(COMMANDS)

@@ -19,6 +19,7 @@ from digests.retag import retag_status
 from digests.store.models import Delivery
 from digests.tagger import Tagger
 from tests.fakes.arxiv_server import FakeArxiv
+from tests.papers import paper_record
 
 MONDAY_9 = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)
 
@@ -31,18 +32,6 @@ class Clock:
         return self.now
 
 
-def paper(n: int, published: datetime) -> PaperRecord:
-    return PaperRecord(
-        arxiv_id=f"2609.{n:05d}",
-        version=1,
-        title=f"Reinforcement learning for LLM agents, study {n}",
-        abstract="We train large language model agents with reinforcement learning.",
-        authors=("Ada Lovelace",),
-        categories=("cs.LG",),
-        published=published,
-    )
-
-
 @pytest.fixture
 def runtime(database_url, monkeypatch):
     monkeypatch.setenv("DATABASE_URL", database_url)
@@ -50,7 +39,7 @@ def runtime(database_url, monkeypatch):
     clock = Clock(MONDAY_9 - timedelta(days=3))
     app.sync_catalog(now=clock())
     with app.session() as session:
-        records = [paper(n, clock() - timedelta(days=1)) for n in range(1, 4)]
+        records = [paper_record(n, clock() - timedelta(days=1)) for n in range(1, 4)]
         ingest_records(session, records, tagger=app.tagger, catalog=app.catalog, now=clock())
         session.commit()
     follow_on_terminal(app, now=clock())
@@ -126,21 +115,22 @@ async def test_replicas_split_each_platforms_send_limit_and_a_stopped_one_gives_
 
 
 def other_paper(n: int, published: datetime) -> PaperRecord:
-    return PaperRecord(
+    """A paper on another subject: the volume agent papers are measured against."""
+    return paper_record(
+        n,
+        published,
         arxiv_id=f"2608.{n:05d}",
-        version=1,
         title=f"Galaxy cluster survey, field {n}",
         abstract="We measure the mass function of galaxy clusters.",
         authors=("Vera Rubin",),
         categories=("astro-ph.CO",),
-        published=published,
     )
 
 
 def seed_spike(app, as_of: datetime) -> None:
     """70 agent papers in the last four weeks against 29 before, on a steady volume."""
-    records = [paper(n, as_of - timedelta(days=1 + n % 27)) for n in range(100, 170)]
-    records += [paper(n, as_of - timedelta(days=29 + n % 27)) for n in range(200, 229)]
+    records = [paper_record(n, as_of - timedelta(days=1 + n % 27)) for n in range(100, 170)]
+    records += [paper_record(n, as_of - timedelta(days=29 + n % 27)) for n in range(200, 229)]
     records += [other_paper(n, as_of - timedelta(days=1 + n % 55)) for n in range(1, 1001)]
     with app.session() as session:
         ingest_records(session, records, tagger=app.tagger, catalog=app.catalog, now=as_of)
@@ -188,7 +178,7 @@ async def test_the_leader_retags_stored_papers_in_the_background_after_a_tagger_
     older = Tagger(app.catalog, model=None)
     with app.session() as session:
         sync_catalog(session, catalog=app.catalog, tagger=older, now=clock())
-        records = [paper(n, clock() - timedelta(days=1)) for n in range(1, 8)]
+        records = [paper_record(n, clock() - timedelta(days=1)) for n in range(1, 8)]
         ingest_records(session, records, tagger=older, catalog=app.catalog, now=clock())
         session.commit()
     assert app.sync_catalog(now=clock()).pending  # the app's tagger is another one

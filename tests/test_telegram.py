@@ -66,11 +66,6 @@ def timedelta_retry_after(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PTB_TIMEDELTA", "true")
 
 
-@pytest.fixture
-def engine(sqlite_engine: Engine) -> Engine:
-    return sqlite_engine  # the live-client tests need one backend only
-
-
 def advancing_clock() -> Callable[[], datetime]:
     return clock_from(NOW)
 
@@ -136,15 +131,15 @@ async def start_bot(
 
 
 @pytest.fixture
-async def bot(engine: Engine, catalog: Catalog) -> AsyncIterator[Bot]:
+async def bot(sqlite_engine: Engine, catalog: Catalog) -> AsyncIterator[Bot]:
     async with FakeTelegram(flood=FloodLimits().scaled(50)) as tg:
         tg.add_chat(PRIVATE)
         tg.add_chat(GROUP, "supergroup", "ML reading group", admins={ADMIN: "administrator"})
         tg.add_chat(FORUM, "supergroup", "Agents forum", is_forum=True, admins={ADMIN: "creator"})
         tg.add_chat(CHANNEL, "channel", "Paper channel")
-        adapter, services = await start_bot(tg, engine, catalog)
+        adapter, services = await start_bot(tg, sqlite_engine, catalog)
         try:
-            yield Bot(tg, adapter, services, engine)
+            yield Bot(tg, adapter, services, sqlite_engine)
         finally:
             await asyncio.wait_for(adapter.stop(), 3 * WAIT)
 
@@ -215,7 +210,7 @@ async def test_a_member_pressing_an_admins_button_is_refused_and_the_buttons_sta
 
 
 async def test_a_button_for_a_topic_with_a_very_long_slug_still_works(
-    engine: Engine, tmp_path: Path
+    sqlite_engine: Engine, tmp_path: Path
 ) -> None:
     slug = "very-long-topic-" + "-".join(["segment"] * 8)  # 79 characters
     topics = tmp_path / "topics.toml"
@@ -226,9 +221,9 @@ async def test_a_button_for_a_topic_with_a_very_long_slug_still_works(
     catalog = Catalog.load(topics)
     async with FakeTelegram(flood=None) as tg:
         tg.add_chat(PRIVATE)
-        adapter, services = await start_bot(tg, engine, catalog)
+        adapter, services = await start_bot(tg, sqlite_engine, catalog)
         try:
-            bot = Bot(tg, adapter, services, engine)
+            bot = Bot(tg, adapter, services, sqlite_engine)
             offer = await bot.say(PRIVATE, PRIVATE, "/topics zebrafish")
             (button,) = [row[0] for row in offer["reply_markup"]["inline_keyboard"]]
             assert len(button["callback_data"].encode()) <= 64
@@ -377,24 +372,24 @@ async def test_a_group_upgrade_seen_in_the_chat_moves_its_follows_at_once(bot: B
 
 
 async def test_a_burst_to_200_chats_delivers_every_part_once_despite_flood_limits(
-    engine: Engine, catalog: Catalog
+    sqlite_engine: Engine, catalog: Catalog
 ) -> None:
     # Overall and group limits run 20 times faster; private chats keep Telegram's real pace
     # (3 at once, then 1 a second), which the client's rate limiter does not model: 429s come.
     speed = 20
     limits = FloodLimits().scaled(speed)
     limits = replace(limits, private=FloodLimits().private, retry_unit=0.05)
-    seed_papers(engine, catalog)
+    seed_papers(sqlite_engine, catalog)
     async with FakeTelegram(flood=limits) as tg:
         private = [10_000 + n for n in range(20)]
         groups = [-1_005_000 - n for n in range(180)]
         for chat in private + groups:
             tg.add_chat(chat)
         adapter, services = await start_bot(
-            tg, engine, catalog, rate_limiter=telegram_rate_limiter(speed=speed)
+            tg, sqlite_engine, catalog, rate_limiter=telegram_rate_limiter(speed=speed)
         )
         services.dispatcher.paces["telegram"] = RequestPace(30 * speed)
-        bot = Bot(tg, adapter, services, engine)
+        bot = Bot(tg, adapter, services, sqlite_engine)
         try:
             services.commands.handle(YOU, "follow", "rl for llm agents")
             parts = render_digest(services.commands.handle(YOU, "digest").digest, title="Weekly")
@@ -544,7 +539,7 @@ async def test_start_answers_with_what_the_bot_can_do_like_help(bot: Bot) -> Non
 
 
 async def test_with_a_webhook_url_updates_pushed_by_telegram_are_answered(
-    engine: Engine, catalog: Catalog
+    sqlite_engine: Engine, catalog: Catalog
 ) -> None:
     pytest.importorskip("tornado", reason="webhooks need python-telegram-bot[webhooks]")
     with socket.socket() as probe:
@@ -554,7 +549,7 @@ async def test_with_a_webhook_url_updates_pushed_by_telegram_are_answered(
     async with FakeTelegram(flood=None) as tg:
         tg.add_chat(PRIVATE)
         webhook = {"telegram_webhook_url": url, "telegram_webhook_listen": f"127.0.0.1:{port}"}
-        adapter, _ = await start_bot(tg, engine, catalog, settings=webhook)
+        adapter, _ = await start_bot(tg, sqlite_engine, catalog, settings=webhook)
         try:
             assert tg.webhook["url"] == url
             update = tg.inject_message(PRIVATE, PRIVATE, "/follow rl for llm agents")
