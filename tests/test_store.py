@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import multiprocessing
+import subprocess
+import sys
 from datetime import UTC, date, datetime, timedelta
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
@@ -14,7 +16,12 @@ from sqlalchemy import select, text
 from sqlmodel import Session, SQLModel
 
 from digests.store import repo
-from digests.store.engine import MIGRATIONS_DIR, open_engine, upgrade_schema
+from digests.store.engine import (
+    MIGRATIONS_DIR,
+    newest_migration,
+    open_engine,
+    upgrade_schema,
+)
 from digests.store.models import IngestState, Paper, PaperTopic, Topic
 from tests.papers import paper_record
 
@@ -65,6 +72,23 @@ def test_replicas_migrating_a_fresh_database_together_take_turns(database_url):
             (head,)
         ]
     engine.dispose()
+
+
+def test_migration_files_are_named_after_their_revision_so_the_head_is_known_without_alembic():
+    assert newest_migration() == ScriptDirectory(str(MIGRATIONS_DIR)).get_current_head()
+
+
+def test_starting_on_a_database_already_at_head_does_not_load_alembic(engine, database_url):
+    # Alembic's modules cost an idle bot 11 MiB; they are only needed when there is work.
+    check = (
+        "import sys\n"
+        "from digests.store.engine import open_engine, upgrade_schema\n"
+        f"print(upgrade_schema(open_engine({database_url!r})), 'alembic' in sys.modules)\n"
+    )
+    started = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert started.stdout.split() == [newest_migration(), "False"]
 
 
 def test_the_migrated_schema_is_exactly_the_models(engine):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
 
@@ -78,6 +78,9 @@ def upgrade_schema(engine: Engine) -> str:
 
     Processes starting together (replicas, a release step) take turns: the first migrates,
     the others then find the schema at head and change nothing."""
+    head = newest_migration()
+    if _current_revision(engine) == head:
+        return head  # the usual start: Alembic (11 MiB of modules) is not even loaded
     from alembic import command
     from alembic.config import Config
     from alembic.runtime.migration import MigrationContext
@@ -94,6 +97,19 @@ def upgrade_schema(engine: Engine) -> str:
             if connection.dialect.name == "sqlite":  # back to the pool with the usual wait
                 connection.exec_driver_sql(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
         return MigrationContext.configure(connection).get_current_revision() or ""
+
+
+def newest_migration() -> str:
+    """The head revision: migration files are named after their revision ("0002_...")."""
+    return max(path.name.split("_", 1)[0] for path in (MIGRATIONS_DIR / "versions").glob("*.py"))
+
+
+def _current_revision(engine: Engine) -> str | None:
+    """The revision the database is at; None for a new database."""
+    with engine.connect() as connection:
+        if not inspect(connection).has_table("alembic_version"):
+            return None
+        return connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
 
 
 def _take_migration_lock(connection: Connection) -> None:
