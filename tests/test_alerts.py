@@ -15,14 +15,14 @@ from digests.alerts import (
     alert_period_key,
     build_alert,
     build_alerts,
-    headline,
-    render_alert_text,
 )
 from digests.catalog import TopicDef
 from digests.chart_spec import chart_panels
 from digests.compose import DigestEntry, DigestPaper, TopicRef
 from digests.momentum import WINDOW_DAYS, compute_momentum, window_bounds
 from digests.papers import PaperRecord
+from digests.render import headline
+from digests.render_text import render_alert_text
 from digests.spikes import SpikeSettings, TopicCounts, evaluate
 from digests.store import repo
 
