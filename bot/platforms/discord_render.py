@@ -43,10 +43,6 @@ from digests.render import utf16_size as size
 CONTENT_LIMIT = 2000
 TITLE_LIMIT = 256
 DESCRIPTION_LIMIT = 4096
-FIELDS_LIMIT = 25
-FIELD_NAME_LIMIT = 256
-FIELD_VALUE_LIMIT = 1024
-FOOTER_LIMIT = 2048
 MESSAGE_EMBED_CHARS = 6000  # title, description, fields, footer and author of every embed
 MESSAGE_EMBEDS = 10
 URL_LIMIT = 300
