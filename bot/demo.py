@@ -22,7 +22,8 @@ from digests.catalog import UnknownTopic
 from digests.feeds import parse_jsonl
 from digests.ingest import ingest_records
 from digests.papers import PaperRecord
-from digests.render_text import long_date, period_text, render_text
+from digests.render import long_date, period_text
+from digests.render_text import render_text
 from digests.reports import build_digest
 from digests.store.models import PaperTopic
 

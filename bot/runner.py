@@ -49,7 +49,8 @@ from digests.dispatch import (
     plan_instant,
     record_skipped,
 )
-from digests.render_text import period_text, render_text
+from digests.render import period_text
+from digests.render_text import render_text
 from digests.reports import build_digest
 from digests.retag import retag_batch
 from digests.retry import backoff_delay

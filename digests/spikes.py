@@ -33,7 +33,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from digests.catalog import TopicDef
-from digests.momentum import window_bounds
+from digests.momentum import round_half_up, window_bounds
 from digests.significance import bh_adjust, binomial_upper_tail
 from digests.spike_settings import SpikeSettings
 from digests.store import repo
@@ -250,7 +250,8 @@ def _measured(topic: TopicCounts, p: float, q: float | None) -> SpikeDecision:
     share = 100 * topic.count / topic.total if topic.total else None
     before = 100 * topic.previous / topic.previous_total if topic.previous_total else None
     ratio = share / before if share is not None and before else None
-    change = _round_half_up((topic.count - topic.previous) * 100, topic.previous)
+    rise = (topic.count - topic.previous) * 100
+    change = round_half_up(rise, topic.previous) if topic.previous else None
     return SpikeDecision(
         slug=topic.slug,
         name=topic.name,
@@ -259,7 +260,7 @@ def _measured(topic: TopicCounts, p: float, q: float | None) -> SpikeDecision:
         share_pct=share,
         previous_share_pct=before,
         share_ratio=ratio,
-        change_pct=change if topic.previous else None,
+        change_pct=change,
         p_value=p,
         q_value=q,
         alert=False,
@@ -280,15 +281,6 @@ def _cooldown_text(memory: SpikeMemory, settings: SpikeSettings, now: datetime) 
         return ""
     until = memory.alerted_at + timedelta(days=settings.cooldown_days)
     return f"quiet: cooldown until {until:%Y-%m-%d %H:%M} UTC" if now < until else ""
-
-
-def _round_half_up(numerator: int, denominator: int) -> int:
-    if denominator == 0:
-        return 0
-    quotient, remainder = divmod(abs(numerator), denominator)
-    if 2 * remainder >= denominator:
-        quotient += 1
-    return quotient if numerator >= 0 else -quotient
 
 
 def _pct(value: float | None) -> str:

@@ -14,13 +14,13 @@ from digests.alerts import (
     alert_chart,
     alert_period_key,
     build_alerts,
-    headline,
-    render_alert_text,
 )
 from digests.catalog import TopicDef
 from digests.chart_spec import chart_panels
 from digests.compose import DigestEntry, DigestPaper, TopicRef
 from digests.momentum import WINDOW_DAYS, compute_momentum, window_bounds
+from digests.render import headline
+from digests.render_text import render_alert_text
 from digests.spikes import SpikeSettings, TopicCounts, evaluate
 from digests.store import repo
 from tests.papers import paper_record

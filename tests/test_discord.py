@@ -9,7 +9,6 @@ test ends, to have received exactly one initial response.
 from __future__ import annotations
 
 import asyncio
-import base64
 import re
 import time
 from collections.abc import AsyncIterator, Callable
@@ -28,9 +27,6 @@ from bot.platforms.discord import DiscordAdapter, build_discord
 from bot.platforms.discord import send_failure as discord_send_failure
 from bot.platforms.discord_render import (
     DESCRIPTION_LIMIT,
-    FIELD_NAME_LIMIT,
-    FIELD_VALUE_LIMIT,
-    FIELDS_LIMIT,
     MESSAGE_EMBED_CHARS,
     MESSAGE_EMBEDS,
     TITLE_LIMIT,
@@ -228,15 +224,10 @@ def assert_within_discord_limits(message: dict) -> None:
     assert len(message["content"]) <= 2000 and len(embeds) <= MESSAGE_EMBEDS
     total = 0
     for embed in embeds:
-        fields = embed.get("fields") or []
         assert len(embed.get("title") or "") <= TITLE_LIMIT
         assert len(embed.get("description") or "") <= DESCRIPTION_LIMIT
-        assert len(fields) <= FIELDS_LIMIT
-        assert all(len(f["name"]) <= FIELD_NAME_LIMIT for f in fields)
-        assert all(len(f["value"]) <= FIELD_VALUE_LIMIT for f in fields)
+        assert not embed.get("fields") and not embed.get("footer")
         total += len(embed.get("title") or "") + len(embed.get("description") or "")
-        total += sum(len(f["name"]) + len(f["value"]) for f in fields)
-        total += len((embed.get("footer") or {}).get("text") or "")
     assert total <= MESSAGE_EMBED_CHARS
 
 
@@ -383,23 +374,6 @@ async def test_a_weekly_digest_shows_its_12_week_chart_in_its_first_embed(
     assert bot.fake.rest.uploads[attachment["id"]].startswith(b"\x89PNG\r\n\x1a\n")
     assert first["embeds"][0]["image"]["url"] == "attachment://momentum.png"
     assert all(not message["attachments"] for message in rest)
-
-
-async def test_an_alert_stored_with_its_image_before_charts_were_described_still_shows_it(
-    bot: Bot,
-) -> None:
-    png = b"\x89PNG\r\n\x1a\nstored"
-    image = {"url": "attachment://momentum.png"}
-    stored = {
-        "content": "**Spike:** old",
-        "embeds": [{"title": "t", "description": "d", "image": image}],
-        "chart_png": base64.b64encode(png).decode(),
-    }
-    await bot.adapter.sender.send(Address("discord", str(GENERAL_ID)), stored)
-    (message,) = bot.fake.messages(GENERAL_ID)
-    (attachment,) = message["attachments"]
-    assert bot.fake.rest.uploads[attachment["id"]] == png
-    assert message["embeds"][0]["image"]["url"] == "attachment://momentum.png"
 
 
 async def test_where_the_bot_may_not_attach_files_the_digest_comes_without_its_chart(

@@ -22,7 +22,6 @@ in a DM with an ephemeral answer.
 from __future__ import annotations
 
 import asyncio
-import base64
 import inspect
 import io
 import logging
@@ -119,8 +118,6 @@ class DiscordSender:
         """The part's chart as an upload, shown in its first embed. Where the gateway's cache
         says the bot may not attach files, MediaRefused at once: a refused upload would count
         towards Cloudflare's ban on invalid requests."""
-        if "chart_png" in payload:  # parts stored before charts were described
-            return [discord.File(io.BytesIO(base64.b64decode(payload["chart_png"])), CHART_FILE)]
         if CHART_KEY not in payload:
             return []
         cached = self.client.get_channel(channel_id)

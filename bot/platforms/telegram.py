@@ -19,7 +19,6 @@ The PTB `Application` runs inside digestbot's own event loop (initialize/start/u
 from __future__ import annotations
 
 import asyncio
-import base64
 import datetime as dtm
 import logging
 import time
@@ -201,10 +200,10 @@ class TelegramSender:
             "message_thread_id": int(address.thread_id) if address.thread_id else None,
         }
         try:
-            if CHART_KEY in payload or "photo_png" in payload:  # a photo, the text its caption
+            if CHART_KEY in payload:  # a photo, the text its caption
                 message = await self.bot.send_photo(
-                    photo=await part_image(payload),
-                    caption=payload.get("text") or payload.get("caption"),
+                    photo=await draw_chart(payload[CHART_KEY]),
+                    caption=payload.get("text"),
                     parse_mode=payload.get("parse_mode"),
                     **target,
                 )
@@ -216,12 +215,6 @@ class TelegramSender:
                 raise
             raise failure from exc
         return str(message.message_id)
-
-
-async def part_image(payload: dict) -> bytes:
-    if CHART_KEY in payload:
-        return await draw_chart(payload[CHART_KEY])
-    return base64.b64decode(payload["photo_png"])  # parts stored before charts were described
 
 
 def chat_id(value: str) -> int | str:
