@@ -3,7 +3,8 @@
     .venv/bin/python bench/bench_idle_memory.py [--samples 10]
 
 Starts the fake Telegram and Discord servers from the test suite on 127.0.0.1, then
-`digestbot run` as a subprocess with both tokens pointing at them and a fresh SQLite database.
+`digestbot db upgrade` and `digestbot run` as subprocesses, as the Procfile's release and worker
+steps, with both tokens pointing at them and a fresh SQLite database.
 Once the Telegram adapter is long-polling and the Discord client has identified on the gateway,
 it samples the process's VmRSS once a second and prints the median (and the peak).
 """
@@ -48,6 +49,8 @@ async def measure(samples: int) -> list[float]:
                 "ARXIV_RSS_URL": "http://127.0.0.1:9",
                 "LOG_LEVEL": "WARNING",
             }
+            # As the Procfile deploys: the release step migrates, then `run` starts at head.
+            subprocess.run([sys.executable, "-m", "bot", "db", "upgrade"], env=env, check=True)
             bot = subprocess.Popen([sys.executable, "-m", "bot", "run"], env=env, cwd=folder)
             try:
                 await discord.wait_for("identify", timeout=60)

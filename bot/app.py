@@ -8,14 +8,13 @@ import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import partial
 
 import httpx
 from sqlalchemy import Engine
 from sqlmodel import Session
 
 from bot.arxiv import ArxivClient
-from bot.settings import Settings, spike_settings
+from bot.settings import Settings
 from digests.catalog import Catalog
 from digests.delivery import Dispatcher
 from digests.store.engine import open_engine, upgrade_schema
@@ -109,6 +108,6 @@ def build_app(
         dispatcher=dispatcher,
         per_topic_cap=settings.digest_papers_per_topic,
         grace=timedelta(hours=settings.digest_grace_hours),
-        spike_settings=partial(spike_settings, settings),
+        spike_settings=settings.spike,
     )
     return App(settings, engine, usecases, clock, sleep, arxiv_transport)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gzip
+import importlib.metadata
 import json
+import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
@@ -51,81 +54,222 @@ def _positive_days(text: str) -> int:
 
 
 _FILE_HELP = "arXiv API Atom, RSS/Atom listing or JSON Lines (may be gzipped)"
+_JSON_HELP = "machine-readable output"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="digestbot",
         description="Follow research topics on arXiv: ingest, tag, momentum and weekly digests.",
+        epilog="Settings come from the environment or .env (see .env.example).",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {_installed_version()}"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_running_commands(commands)
+    _add_reading_commands(commands)
+    _add_tagging_commands(commands)
+    _add_maintenance_commands(commands)
+    return parser
 
-    commands.add_parser("demo", help="load the bundled demo corpus and print a digest (offline)")
-    run = commands.add_parser("run", help="run the scheduler: ingest arXiv and print digests")
+
+def _installed_version() -> str:
+    try:
+        return importlib.metadata.version("digestbot")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed
+        return "(not installed)"
+
+
+def _command(commands, name: str, summary: str, description: str) -> argparse.ArgumentParser:
+    """A subcommand: `summary` in the command list, `description` atop its own --help."""
+    return commands.add_parser(name, help=summary, description=description)
+
+
+def _date_option(command: argparse.ArgumentParser, flag: str, help: str) -> None:
+    command.add_argument(flag, type=_iso_date, metavar="DATE", help=help)
+    command.epilog = "DATE is a day as YYYY-MM-DD."
+
+
+def _add_running_commands(commands) -> None:
+    _command(
+        commands,
+        "demo",
+        "load the bundled demo corpus and print a digest (offline)",
+        "Load the bundled (generated) demo corpus into a temporary SQLite database and print "
+        "the digest a channel following RL for LLM Agents would receive. Needs no network "
+        "and no settings.",
+    )
+    run = _command(
+        commands,
+        "run",
+        "run the scheduler: ingest arXiv and print digests",
+        "The long-running bot: the scheduler and every configured chat adapter (Telegram, "
+        "Discord) in one process. Without a chat token it prints the weekly digest of "
+        "TERMINAL_FOLLOWS to the terminal.",
+    )
     run.add_argument("--once", action="store_true", help="one ingest and one digest, then exit")
+    ingest = _command(
+        commands,
+        "ingest",
+        "ingest today's arXiv listings, or a file",
+        "Fetch today's arXiv listings (or read a file), tag and store the papers, and report "
+        "what was read, new, updated, skipped and missing. Exit code 1 when papers are "
+        "missing or every entry of a file was skipped.",
+    )
+    ingest.add_argument("--file", type=Path, metavar="PATH", help=_FILE_HELP)
+    backfill = _command(
+        commands,
+        "backfill",
+        "fetch the last N days from the arXiv API",
+        "Fetch the last N days of the configured categories from the arXiv API. Resumable: "
+        "an interrupted run carries on where it stopped; results still missing are named "
+        "(exit code 1) for the next run to fetch.",
+    )
+    backfill.add_argument(
+        "--days", type=_positive_days, required=True, metavar="N", help="days back, 1 to 3650"
+    )
 
-    ingest = commands.add_parser("ingest", help="ingest today's arXiv listings, or a file")
-    ingest.add_argument("--file", type=Path, help=_FILE_HELP)
 
-    backfill = commands.add_parser("backfill", help="fetch the last N days from the arXiv API")
-    backfill.add_argument("--days", type=_positive_days, required=True)
-
-    topics = commands.add_parser("topics", help="list or search the topic catalog")
+def _add_reading_commands(commands) -> None:
+    topics = _command(
+        commands,
+        "topics",
+        "list or search the topic catalog",
+        "List the topic catalog (name, slug, description), or the topics matching a search.",
+    )
     topics.add_argument("--search", metavar="Q", help="words to look for")
-    topics.add_argument("--json", action="store_true", help="machine-readable output")
-
-    momentum = commands.add_parser("momentum", help="a topic's momentum and 12-week histogram")
-    momentum.add_argument("topic", help="display name or slug")
-    momentum.add_argument("--as-of", type=_iso_date, help="last day counted (default: today)")
-    momentum.add_argument("--json", action="store_true", help="machine-readable output")
-
-    preview = commands.add_parser("preview", help="print the digest a channel would receive")
-    preview.add_argument("--follow", action="append", required=True, metavar="TOPIC")
-    preview.add_argument("--as-of", type=_iso_date, help="last day of the period (default: today)")
-    preview.add_argument("--since", type=_iso_date, help="first day (default: 6 days before)")
+    topics.add_argument("--json", action="store_true", help=_JSON_HELP)
+    momentum = _command(
+        commands,
+        "momentum",
+        "a topic's momentum and 12-week histogram",
+        "A topic's momentum line (papers in the last four weeks against the four before, "
+        "and its share of all new papers) and its 12-week histogram.",
+    )
+    momentum.add_argument("topic", metavar="TOPIC", help="display name or slug, in any case")
+    _date_option(momentum, "--as-of", "last day counted (default: today)")
+    momentum.add_argument(
+        "--json", action="store_true", help="machine-readable, with the counts and papers"
+    )
+    preview = _command(
+        commands,
+        "preview",
+        "print the digest a channel would receive",
+        "Print the digest a channel following the given topics would receive for a period, "
+        "and optionally write the chart it would show.",
+    )
+    preview.add_argument(
+        "--follow",
+        action="append",
+        required=True,
+        metavar="TOPIC",
+        help="a followed topic (display name or slug); repeat for more",
+    )
+    _date_option(preview, "--as-of", "last day of the period (default: today)")
+    _date_option(preview, "--since", "first day of the period (default: 6 days before)")
     preview.add_argument(
         "--chart", type=Path, metavar="FILE", help="also write the chart a chat would show (PNG)"
     )
-
-    spikes = commands.add_parser("spikes", help="which topics would alert now, and why")
-    spikes.add_argument("--as-of", type=_iso_date, help="last day counted (default: today)")
-    spikes.add_argument("--json", action="store_true", help="machine-readable output")
+    spikes = _command(
+        commands,
+        "spikes",
+        "which topics would alert now, and why",
+        "Which topics the spike scan would alert about now, and why each other one stays "
+        "quiet. Nothing is recorded.",
+    )
+    _date_option(spikes, "--as-of", "last day counted (default: today)")
+    spikes.add_argument("--json", action="store_true", help=_JSON_HELP)
     spikes.add_argument("--all", action="store_true", help="list quiet topics too")
+    status = _command(
+        commands,
+        "status",
+        "last ingest, queue, paused channels, next digests",
+        "Last ingest, papers, delivery queue, failed deliveries and why, paused channels, "
+        "next digests due and re-tagging progress.",
+    )
+    status.add_argument("--json", action="store_true", help=_JSON_HELP)
 
-    status = commands.add_parser("status", help="last ingest, queue, paused channels, next digests")
-    status.add_argument("--json", action="store_true", help="machine-readable output")
 
-    tag = commands.add_parser("tag", help="tag the papers of a file without storing them")
+def _add_tagging_commands(commands) -> None:
+    tag = _command(
+        commands,
+        "tag",
+        "tag the papers of a file without storing them",
+        "The topics each paper of a file would be stored with, best first; nothing is stored.",
+    )
     tag.add_argument("--file", type=Path, required=True, metavar="PATH", help=_FILE_HELP)
     tag.add_argument("--json", action="store_true", help="one JSON object per paper")
-
-    evaluation = commands.add_parser("eval", help="precision and recall on a judged gold set")
+    evaluation = _command(
+        commands,
+        "eval",
+        "precision and recall on a judged gold set",
+        "Per-topic precision, recall and F1 of the tagger on a judged gold set, with the "
+        "worst errors and their evidence.",
+    )
     evaluation.add_argument("gold", type=Path, metavar="GOLD", help="gold file (JSON Lines)")
     evaluation.add_argument(
         "--split", choices=("all", "dev", "test"), default="all", help="papers to score"
     )
     evaluation.add_argument("--worst", type=int, default=20, metavar="N", help="errors shown")
-    evaluation.add_argument("--json", action="store_true", help="machine-readable output")
-
-    retag = commands.add_parser("retag", help="re-tag every stored paper now, per-topic changes")
+    evaluation.add_argument("--json", action="store_true", help=_JSON_HELP)
+    retag = _command(
+        commands,
+        "retag",
+        "re-tag every stored paper now, per-topic changes",
+        "Re-tag every stored paper now (the scheduler does it in the background after the "
+        "tagger changes) and list what changed per topic.",
+    )
     retag.add_argument("--quiet", action="store_true", help="no progress lines")
 
-    sending = commands.add_parser("deliveries", help="digests and alerts that failed to go out")
+
+def _add_maintenance_commands(commands) -> None:
+    sending = _command(
+        commands,
+        "deliveries",
+        "digests and alerts that failed to go out",
+        "Digests and alerts that ended failed (see `digestbot status`).",
+    )
     sending_commands = sending.add_subparsers(dest="deliveries_command", metavar="ACTION")
     sending_commands.required = True
-    retry = sending_commands.add_parser("retry", help="send the failed deliveries again")
-    retry.add_argument(
-        "--since", type=_iso_date, help="only those that failed on or after this day (UTC)"
+    retry = _command(
+        sending_commands,
+        "retry",
+        "send the failed deliveries again",
+        "Queue the digests and alerts that ended failed to be sent again.",
     )
-
-    db = commands.add_parser("db", help="database maintenance")
+    _date_option(retry, "--since", "only those that failed on or after this day (UTC)")
+    db = _command(commands, "db", "database maintenance", "Database maintenance.")
     db_commands = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)
-    db_commands.add_parser("upgrade", help="apply schema migrations")
-    return parser
+    _command(
+        db_commands,
+        "upgrade",
+        "apply schema migrations",
+        "Apply the schema migrations up to the newest. Every start does it too; replicas "
+        "starting together take turns.",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        code = _run_command(args)
+        sys.stdout.flush()  # output that fit in the buffer meets a closed pipe only here
+    except BrokenPipeError:
+        return _output_closed()
+    return code
+
+
+def _output_closed() -> int:
+    """The reader went away early (`digestbot topics | head -1`): exit quietly with the status
+    of a command stopped by SIGPIPE. What is still buffered goes to /dev/null, or Python's
+    own flush at exit would fail on the closed pipe again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 128 + signal.SIGPIPE
+
+
+def _run_command(args: argparse.Namespace) -> int:
     for warning in unknown_env_keys():
         _fail(f"warning: {warning}")
     redact = Redactor([])  # token shapes only, until the settings name the secrets
@@ -309,14 +453,13 @@ def _write_chart(path: Path, spec: dict) -> None:
 
 def cmd_spikes(settings: Settings, args: argparse.Namespace) -> int:
     """What the spike scan would decide; nothing is recorded."""
-    from bot.settings import spike_settings
     from digests.spikes import scan
 
     app = _with_app(settings)
     as_of = args.as_of or _now().date()
     with app.session() as session:
         decisions = scan(
-            session, app.catalog.topics, as_of=as_of, settings=spike_settings(settings), now=_now()
+            session, app.catalog.topics, as_of=as_of, settings=settings.spike, now=_now()
         )
     decisions.sort(key=lambda d: (not d.alert, d.p_value, -d.count))
     shown = decisions if args.all else [d for d in decisions if d.alert or d.count]

@@ -20,7 +20,8 @@ from digests.catalog import UnknownTopic
 from digests.feeds import parse_jsonl
 from digests.ingest import ingest_records
 from digests.papers import PaperRecord
-from digests.render_text import long_date, period_text, render_text
+from digests.render import long_date, period_text
+from digests.render_text import render_text
 from digests.store import repo
 from digests.store.unit_of_work import unit_of_work
 

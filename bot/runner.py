@@ -3,9 +3,10 @@
 Jobs (times are arXiv's and each channel's own):
 - ingest: Sunday–Thursday 20:30 America/New_York, after arXiv's announcement, plus hourly
   catch-up; then instant follows and the spike scan;
-- tick (every minute): renew the scheduler lease; the leader plans due digests and alerts;
-- drain (every 15 s, on every replica): send stored deliveries;
-- retag (every 15 s, on the leader, while a run is under way): re-tag stored papers after
+- lead (every SCHEDULER_TICK_SECONDS, 15 s by default): renew the scheduler lease; the leader
+  plans due digests;
+- drain (every tick, on every replica): send stored deliveries;
+- retag (every tick, on the leader, while a run is under way): re-tag stored papers after
   the tagger changed, batch by batch for up to 5 s, in a worker thread, never beside an
   ingest;
 - housekeeping (daily): forget finished deliveries older than 90 days.
@@ -129,11 +130,6 @@ class Runtime:
             share = send_rate_share(session, platform, self.name, now=self.clock(), ttl=ttl)
             self.dispatcher.share_send_rate(platform, share)
             self.metrics.send_share.labels(platform).set(share)
-
-    async def tick(self) -> None:
-        """One scheduler round: lead (if this replica may), then send what is stored."""
-        await self.lead()
-        await self.drain()
 
     def plan(self, kind: str) -> int:
         """Store every due digest of this kind as a delivery; returns how many were stored."""

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import re
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import unquote, urlsplit
 
 from dotenv import dotenv_values
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from digests.spike_settings import SpikeSettings
 
 DEFAULT_CATEGORIES = ("cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.RO", "cs.MA", "stat.ML")
 ENV_FILE = ".env"
@@ -28,7 +31,14 @@ class SettingsError(ValueError):
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=ENV_FILE, env_file_encoding="utf-8", extra="ignore")
+    # SPIKE_FDR_Q is `spike.fdr_q`: one "_" after the group's name leads into it.
+    model_config = SettingsConfigDict(
+        env_file=ENV_FILE,
+        env_file_encoding="utf-8",
+        extra="ignore",
+        env_nested_delimiter="_",
+        env_nested_max_split=1,
+    )
 
     database_url: str = "sqlite:///digestbot.db"
     arxiv_api_url: str = "https://export.arxiv.org/api/query"
@@ -49,15 +59,8 @@ class Settings(BaseSettings):
     terminal_follows: Annotated[tuple[str, ...], NoDecode] = ("RL for LLM Agents",)
     log_level: str = "INFO"
 
-    # Spike alerts (see docs/spikes.md): false-discovery rate, minimum papers in four weeks,
-    # rise of the topic's share needed, share below which a topic re-arms, rise needed for a
-    # second alert while still elevated, and days between two alerts of one topic.
-    spike_fdr_q: float = Field(default=0.05, gt=0, lt=1)
-    spike_min_count: int = Field(default=10, ge=1)
-    spike_min_share_ratio: float = Field(default=1.5, gt=1)
-    spike_rearm_share_ratio: float = Field(default=1.2, ge=1)
-    spike_realert_factor: float = Field(default=1.5, gt=1)
-    spike_cooldown_days: int = Field(default=14, ge=0)
+    # Spike alerts (SPIKE_FDR_Q, SPIKE_MIN_COUNT, ...; see docs/spikes.md).
+    spike: SpikeSettings = SpikeSettings()
 
     # This process's name among replicas (default: the host name). A restarted instance with the
     # same name resumes its unfinished deliveries at once; others wait for their lease to expire.
@@ -162,11 +165,13 @@ class Settings(BaseSettings):
         return [secret for secret in found if secret]
 
     @model_validator(mode="after")
-    def _spike_ratios_agree(self) -> Settings:
-        if self.spike_rearm_share_ratio > self.spike_min_share_ratio:
+    def _lease_outlives_tick(self) -> Settings:
+        # The leader renews its lease (and every replica its send presence) once a tick.
+        lease, tick = self.scheduler_lease_seconds, self.scheduler_tick_seconds
+        if lease <= tick:
             raise ValueError(
-                f"SPIKE_REARM_SHARE_RATIO ({self.spike_rearm_share_ratio:g}) must not exceed "
-                f"SPIKE_MIN_SHARE_RATIO ({self.spike_min_share_ratio:g})"
+                f"SCHEDULER_LEASE_SECONDS ({lease:g}) must exceed SCHEDULER_TICK_SECONDS "
+                f"({tick:g}), or the lease lapses between two renewals"
             )
         return self
 
@@ -187,9 +192,34 @@ def load_settings(**overrides: object) -> Settings:
 
 
 def _problem(error: dict) -> str:
+    """"NAME: what is wrong", the name (and any other named in the message) as set."""
     message = error["msg"].removeprefix("Value error, ")
-    name = ".".join(str(part) for part in error["loc"]).upper()
+    loc = [str(part) for part in error["loc"]]
+    group = _group(loc[0]) if loc else None
+    if group is not None:  # ("spike", "fdr_q") is SPIKE_FDR_Q
+        prefix = loc[0]
+        loc[:2] = ["_".join(loc[:2])]
+        fields = "|".join(group.model_fields)
+        message = re.sub(rf"\b({fields})\b", lambda m: f"{prefix}_{m[1]}".upper(), message)
+    name = ".".join(loc).upper()
     return f"{name}: {message}" if name else message
+
+
+def _group(name: str) -> type[BaseModel] | None:
+    """The model of a group of settings (SPIKE_*), None for a setting of its own."""
+    field = Settings.model_fields.get(name)
+    model = field.annotation if field else None
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
+def setting_names() -> list[str]:
+    """Every setting's environment variable, SPIKE_FDR_Q for `spike.fdr_q`."""
+    names = []
+    for name in Settings.model_fields:
+        group = _group(name)
+        inner = [f"{name}_{field}" for field in group.model_fields] if group else [name]
+        names += [each.upper() for each in inner]
+    return names
 
 
 def unknown_env_keys(path: Path = Path(ENV_FILE)) -> list[str]:
@@ -197,7 +227,7 @@ def unknown_env_keys(path: Path = Path(ENV_FILE)) -> list[str]:
     closest setting's name where one is near."""
     if not path.is_file():
         return []
-    known = [name.upper() for name in Settings.model_fields]
+    known = setting_names()
     warnings = []
     for key in dotenv_values(path):
         name = key.strip().upper()
@@ -210,16 +240,3 @@ def unknown_env_keys(path: Path = Path(ENV_FILE)) -> list[str]:
             warnings.append(f"{path}: {key} is not a setting (.env.example lists them all)")
     return warnings
 
-
-def spike_settings(settings: Settings):
-    """The SPIKE_* settings as the core's `SpikeSettings`."""
-    from digests.spikes import SpikeSettings
-
-    return SpikeSettings(
-        fdr_q=settings.spike_fdr_q,
-        min_count=settings.spike_min_count,
-        min_share_ratio=settings.spike_min_share_ratio,
-        rearm_share_ratio=settings.spike_rearm_share_ratio,
-        realert_factor=settings.spike_realert_factor,
-        cooldown_days=settings.spike_cooldown_days,
-    )

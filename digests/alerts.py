@@ -1,9 +1,9 @@
-"""Spike alerts as data, independent of any chat platform, and their plain-text form.
+"""Spike alerts as data, independent of any chat platform.
 
 `digests.spikes` decides which topics alert; this module gathers what an alert shows: the
 topic's momentum (the same numbers as its digest section and topic page), the decision's
-evidence, and the papers driving the rise. Chat renderers build on `headline` and on the
-`SpikeAlert` fields; `alert_chart` describes the momentum chart for platforms with images.
+evidence, and the papers driving the rise. `digests.render` lays an alert out for every
+platform; `alert_chart` describes the momentum chart for platforms with images.
 """
 
 from __future__ import annotations
@@ -18,20 +18,13 @@ from sqlmodel import Session
 from digests.catalog import TopicDef
 from digests.chart_spec import topic_chart
 from digests.compose import DigestEntry, DigestPaper, TopicRef, compose_digest
-from digests.momentum import Momentum, histogram_lines, sparkline, window_bounds
-from digests.render_text import (
-    INDENT,
-    NAME_LIMIT,
-    clean_text,
-    entry_lines,
-)
+from digests.momentum import Momentum, window_bounds
 from digests.reports import digest_paper, topic_momenta
-from digests.spikes import SpikeDecision, evidence_text, shares_text
+from digests.spikes import SpikeDecision
 from digests.store import repo
 
 ALERT_PAPERS = 5
 PERIOD_KEY_LIMIT = 64  # Delivery.period_key
-GIST_LIMIT = 220
 # Papers are picked by first-version day, as momentum counts them; when they were tagged (say,
 # the morning after `as_of`) does not matter.
 _EVER = (datetime(1970, 1, 1, tzinfo=UTC), datetime(9999, 12, 31, tzinfo=UTC))
@@ -43,12 +36,6 @@ class SpikeAlert:
     momentum: Momentum
     decision: SpikeDecision
     papers: tuple[DigestEntry, ...]  # the papers driving the rise, best first
-
-
-def build_alert(
-    session: Session, topic: TopicDef, decision: SpikeDecision, *, as_of: date
-) -> SpikeAlert:
-    return build_alerts(session, [topic], [decision], as_of=as_of)[0]
 
 
 def build_alerts(
@@ -74,42 +61,6 @@ def build_alerts(
         papers = _recent_papers(session, row.id, topic.slug, as_of) if row else []
         alerts.append(SpikeAlert(ref, momentum, decision, _top(ref, momentum, papers)))
     return alerts
-
-
-def headline(alert: SpikeAlert) -> str:
-    """The alert in one line, from the momentum numbers, e.g. "RL for LLM Agents is up 141% on
-    the four weeks before — 70 papers in the last four weeks, 0.7% of all new papers"."""
-    m = alert.momentum
-    name = clean_text(alert.topic.name, NAME_LIMIT) or alert.topic.slug
-    papers = f"{_papers(m.count)} in the last four weeks"
-    share = (
-        f", {_share(m.share_pct)} of all new papers" if m.count and m.share_pct is not None else ""
-    )
-    if m.previous == 0:
-        return f"{name} has taken off — {papers}, none in the four weeks before{share}"
-    if m.change_pct is not None and m.change_pct > 0:
-        return f"{name} is up {m.change_pct:,}% on the four weeks before — {papers}{share}"
-    # All of arXiv shrank more than the topic: its count did not rise, its share did.
-    ratio = alert.decision.share_ratio
-    grown = f" ×{ratio:.1f}" if ratio else ""
-    return f"{name} is up{grown} as a share of all new papers — {papers}{share}"
-
-
-def render_alert_text(alert: SpikeAlert) -> str:
-    """Headline, evidence, sparkline and 12-week histogram, then the papers with links."""
-    decision = alert.decision
-    lines = [
-        f"Spike: {headline(alert)}",
-        f"Share of all new papers {shares_text(decision)}; {evidence_text(decision)}",
-        f"Last 12 weeks: {sparkline([week.count for week in alert.momentum.weekly])}",
-        "",
-        *(INDENT + line for line in histogram_lines(alert.momentum.weekly)),
-    ]
-    if alert.papers:
-        lines += ["", "Papers driving the rise:"]
-    for number, entry in enumerate(alert.papers, start=1):
-        lines += ["", *entry_lines(number, entry)]
-    return "\n".join(lines) + "\n"
 
 
 def alert_chart(alert: SpikeAlert) -> dict:
@@ -155,12 +106,3 @@ def _top(topic: TopicRef, momentum: Momentum, papers: list[DigestPaper]) -> tupl
         [topic], papers, {topic.slug: momentum}, start, momentum.as_of, per_topic_cap=ALERT_PAPERS
     )
     return digest.sections[0].entries
-
-
-def _papers(count: int) -> str:
-    return "1 paper" if count == 1 else f"{count:,} papers"
-
-
-def _share(share_pct: float) -> str:
-    # Momentum rounds to one decimal; 0.0 for a topic with papers means under 0.05%.
-    return "<0.1%" if share_pct == 0 else f"{share_pct:,}%"

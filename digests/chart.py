@@ -19,7 +19,7 @@ from PIL import Image, ImageDraw, ImageFont
 from digests.chart_spec import chart_panels
 from digests.compose import shorten
 from digests.momentum import MONTHS, WEEK_DAYS, WINDOW_DAYS, WeekCount
-from digests.render_text import clean_text
+from digests.render import clean_text
 
 BACKGROUND = (255, 255, 255)
 TITLE_COLOR = (31, 35, 40)

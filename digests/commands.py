@@ -3,6 +3,10 @@
 An adapter turns a platform's update into a `Caller` plus a command name and argument, calls
 `CommandService.handle`, and renders the neutral `Reply` in its own markup. Who may change what,
 fuzzy topic matching and every limit live here, never in an adapter.
+
+`COMMANDS`, the table at the end of this module, is the one list of commands: the core's
+dispatch and permissions, the `/help` text, Telegram's command menu and Discord's slash
+commands are all made from it. A new command is one entry there plus its handler.
 """
 
 from __future__ import annotations
@@ -17,7 +21,13 @@ from digests.catalog import AmbiguousTopic, Catalog, TopicDef, UnknownTopic
 from digests.compose import Digest
 from digests.dispatch import known_topics
 from digests.reports import build_digest, topic_momenta
-from digests.schedule import ScheduleError, parse_schedule, schedule_text
+from digests.schedule import (
+    WEEKDAYS,
+    ScheduleError,
+    parse_schedule,
+    schedule_text,
+    suggest_timezones,
+)
 from digests.store import channels, repo
 
 MAX_ARGUMENT = 200  # characters; longer arguments are refused, never cut and applied
@@ -25,18 +35,6 @@ MAX_ARGUMENT = 200  # characters; longer arguments are refused, never cut and ap
 # short notice, then silence until the period ends: a flood of them costs the chat one message.
 COOLDOWNS = {"digest": timedelta(minutes=10), "trending": timedelta(minutes=1)}
 FOLLOW_MODES = ("weekly", "daily", "instant")
-MUTATING = frozenset({"follow", "unfollow", "schedule", "alerts"})
-COMMANDS = {
-    "follow": "follow a topic: /follow RL for LLM Agents (add daily or instant for more often)",
-    "unfollow": "stop following a topic",
-    "following": "the topics followed here, with their momentum",
-    "topics": "browse or search the topics: /topics memory",
-    "trending": "the topics rising fastest now",
-    "digest": "send this chat's digest now",
-    "schedule": "when the weekly digest comes: /schedule monday 09:00 Europe/Berlin",
-    "alerts": "spike alerts on or off: /alerts off",
-    "help": "what I can do",
-}
 
 
 @dataclass(frozen=True)
@@ -45,7 +43,6 @@ class Caller:
 
     platform: str
     chat_id: str
-    user_id: str = ""
     thread_id: str = ""
     chat_kind: str = "private"  # private | group | channel | dm
     chat_title: str = ""
@@ -71,6 +68,45 @@ class Reply:
     digest: Digest | None = None
     notes: list[str] = field(default_factory=list)
     quiet: bool = False  # answer only where nobody else sees it (Discord), else not at all
+
+
+Handler = Callable[["CommandService", Session, Caller, str], Reply]
+Suggester = Callable[["CommandService", Caller, str, int], list[Choice]]
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One value a command takes: typed after it in a message, or a slash command's option.
+
+    A command receives its arguments as one string, in the table's order, separated by spaces.
+    """
+
+    name: str
+    description: str
+    required: bool = True
+    max_length: int = MAX_ARGUMENT
+    choices: tuple[Choice, ...] = ()  # the values it takes, offered as a list to pick from
+    suggest: Suggester | None = None  # values offered while it is being typed
+    one_word: bool = False  # spaces typed inside it become underscores (IANA timezone names)
+    kind: str = "text"  # text | role (a server role, passed on as its id)
+
+
+@dataclass(frozen=True)
+class Command:
+    """One chat command: what it is called, what it takes, who may run it, what it does."""
+
+    name: str
+    help: str  # "what it does: an example"; the part before the colon is its summary
+    handler: Handler
+    admins_only: bool = False  # in groups, channels and servers; a private chat is its owner's
+    arguments: tuple[Argument, ...] = ()
+
+    @property
+    def summary(self) -> str:
+        return self.help.split(":")[0]
+
+    def allows(self, caller: Caller) -> bool:
+        return not self.admins_only or caller.chat_kind == "private" or caller.can_manage
 
 
 class Cooldowns:
@@ -127,7 +163,8 @@ class CommandService:
 
     def handle(self, caller: Caller, command: str, argument: str = "") -> Reply:
         command, argument = command.lower().strip(), " ".join(argument.split())
-        if command not in COMMANDS and command != "start":
+        spec = COMMANDS.get(command)
+        if spec is None:
             return Reply(f"Unknown command /{command[:40]}. Try /help.", ok=False, private=True)
         if len(argument) > MAX_ARGUMENT:
             return Reply(
@@ -135,14 +172,14 @@ class CommandService:
                 ok=False,
                 private=True,
             )
-        if command in MUTATING and caller.chat_kind != "private" and not caller.can_manage:
+        if not spec.allows(caller):
             return Reply(_refusal(caller), ok=False, private=True)
         chat = (caller.platform, caller.chat_id, caller.thread_id)
         if refused := self.cooldowns.refusal(chat, command, self.clock()):
             return refused
         with self.session_factory() as session:
             notes = self._touch_channel(session, caller)
-            reply = getattr(self, f"_{command}")(session, caller, argument)
+            reply = spec.handler(self, session, caller, argument)
             session.commit()
         reply.notes[:0] = notes
         return reply
@@ -315,12 +352,10 @@ class CommandService:
             "I bring arXiv research topics to this chat: a weekly digest of new papers "
             "and an alert when a topic takes off."
         ]
-        lines += [f"/{name} — {text}" for name, text in COMMANDS.items()]
+        lines += [f"/{command.name} — {command.help}" for command in COMMANDS.values()]
         if caller.chat_kind != "private":
             lines.append("Following, schedules and alerts are changed by admins.")
         return Reply("\n".join(lines))
-
-    _start = _help
 
     def complete_topics(self, query: str, limit: int = 25) -> list[Choice]:
         """Autocomplete over the catalog, most relevant first."""
@@ -338,6 +373,14 @@ class CommandService:
         choices = [Choice(t.name, t.slug) for t in known_topics(self.catalog, slugs)]
         return [c for c in choices if needle in c.label.lower() or needle in c.value][:limit]
 
+    def suggest(
+        self, caller: Caller, argument: Argument, typed: str, limit: int = 25
+    ) -> list[Choice]:
+        """What to offer while `argument` is being typed; nothing for an argument without."""
+        if argument.suggest is None:
+            return []
+        return argument.suggest(self, caller, typed[:MAX_ARGUMENT], limit)
+
 
 def split_mode(argument: str) -> tuple[str, str]:
     """`RL for LLM Agents daily` → ("RL for LLM Agents", "daily"); weekly when not given."""
@@ -354,3 +397,101 @@ def _refusal(caller: Caller) -> str:
         else "members who can manage this channel"
     )
     return f"Only {who} can change what this chat follows; nothing was changed."
+
+
+# --- the command table -----------------------------------------------------------------------
+
+# What is offered while an argument is being typed.
+
+
+def _catalog(service: CommandService, caller: Caller, typed: str, limit: int) -> list[Choice]:
+    return service.complete_topics(typed, limit)
+
+
+def _followed(service: CommandService, caller: Caller, typed: str, limit: int) -> list[Choice]:
+    return service.complete_followed(caller, typed, limit)
+
+
+def _timezones(service: CommandService, caller: Caller, typed: str, limit: int) -> list[Choice]:
+    return [Choice(zone, zone) for zone in suggest_timezones(typed, limit)]
+
+
+def _same(values: tuple[str, ...]) -> tuple[Choice, ...]:
+    return tuple(Choice(value, value) for value in values)
+
+
+# In this order in /help, Telegram's menu and Discord's command list.
+COMMANDS: dict[str, Command] = {
+    command.name: command
+    for command in (
+        Command(
+            "follow",
+            "follow a topic: /follow RL for LLM Agents (add daily or instant for more often)",
+            CommandService._follow,
+            admins_only=True,
+            arguments=(
+                Argument("topic", "Start typing: matching topics are offered", suggest=_catalog),
+                Argument(
+                    "how_often",
+                    "weekly digest (the default), daily, or instant after each arXiv update",
+                    required=False,
+                    choices=_same(FOLLOW_MODES),
+                ),
+            ),
+        ),
+        Command(
+            "unfollow",
+            "stop following a topic",
+            CommandService._unfollow,
+            admins_only=True,
+            arguments=(
+                Argument("topic", "One of the topics this channel follows", suggest=_followed),
+            ),
+        ),
+        Command(
+            "following", "the topics followed here, with their momentum", CommandService._following
+        ),
+        Command(
+            "topics",
+            "browse or search the topics: /topics memory",
+            CommandService._topics,
+            arguments=(Argument("query", "Words to search for, e.g. memory", required=False),),
+        ),
+        Command("trending", "the topics rising fastest now", CommandService._trending),
+        Command("digest", "send this chat's digest now", CommandService._digest),
+        Command(
+            "schedule",
+            "when the weekly digest comes: /schedule monday 09:00 Europe/Berlin",
+            CommandService._schedule,
+            admins_only=True,
+            arguments=(
+                Argument(
+                    "weekday",
+                    "The day the digest comes",
+                    choices=tuple(Choice(day.title(), day) for day in WEEKDAYS),
+                ),
+                Argument("time", "Local time of day, HH:MM (24 hours)", max_length=20),
+                Argument(
+                    "timezone",
+                    "An IANA timezone such as Europe/Berlin; start typing",
+                    max_length=64,
+                    suggest=_timezones,
+                    one_word=True,
+                ),
+            ),
+        ),
+        Command(
+            "alerts",
+            "spike alerts on or off: /alerts off",
+            CommandService._alerts,
+            admins_only=True,
+            arguments=(
+                Argument("state", "on or off", choices=_same(("on", "off"))),
+                Argument(
+                    "role", "A role to mention when a topic spikes", required=False, kind="role"
+                ),
+            ),
+        ),
+        Command("help", "what I can do", CommandService._help),
+    )
+}

@@ -120,7 +120,6 @@ class DrainReport:
     paused: int = 0
     removed: int = 0
     retried: int = 0
-    lost: int = 0  # claims taken over by another worker while this one stalled
 
 
 class Dispatcher:
@@ -230,6 +229,8 @@ class Dispatcher:
                 outcome, address = await self._send_part(
                     session, item, sender, address, seq, payload
                 )
+                if outcome == "lost":  # another worker sends the rest; it was logged
+                    return
                 if outcome not in ("sent", "refused", "unconfirmed"):
                     _count(report, outcome)
                     return

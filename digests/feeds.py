@@ -45,7 +45,6 @@ X_LISTING_DOI = ARXIV + "DOI"
 X_LISTING_JOURNAL_REF = ARXIV + "journal_reference"
 DC_CREATOR = DC + "creator"
 OS_TOTAL_RESULTS = OPENSEARCH + "totalResults"
-OS_START_INDEX = OPENSEARCH + "startIndex"
 
 # A paper's dates lie between arXiv's first day and now (plus a day or two: an announcement is
 # dated ahead in zones west of New York); anything else is a broken entry, not a paper.
@@ -81,7 +80,6 @@ class ParsedFeed:
     skipped: list[Skip]
     read: int  # entries or lines seen: records + skipped
     total_results: int | None = None  # API: opensearch:totalResults
-    start_index: int | None = None
     # The XML was not well-formed, so entries were read one by one (some may be lost).
     malformed: bool = False
     # The document ends before its root element closes: entries after the cut are missing,
@@ -343,10 +341,8 @@ def parse_api_atom(data: bytes) -> ParsedFeed:
     if root is not None:
         _raise_on_error_feed(root)
         feed.total_results = _int_or_none(root.findtext(OS_TOTAL_RESULTS))
-        feed.start_index = _int_or_none(root.findtext(OS_START_INDEX))
     else:
         feed.total_results = _int_or_none(_regex_field(data, b"totalResults"))
-        feed.start_index = _int_or_none(_regex_field(data, b"startIndex"))
     return feed
 
 

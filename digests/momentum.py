@@ -78,11 +78,6 @@ def histogram_start(as_of: date) -> date:
     return as_of - timedelta(days=HISTOGRAM_WEEKS * WEEK_DAYS - 1)
 
 
-def weekly_counts(daily_counts: Mapping[date, int], as_of: date) -> tuple[WeekCount, ...]:
-    days = _histogram_days(as_of)
-    return _weeks(days, [daily_counts.get(day, 0) for day in days])
-
-
 def compute_momentum(
     topic: str,
     daily_counts: Mapping[date, int],
@@ -100,8 +95,8 @@ def compute_momentum(
     previous = sum(per_day[-2 * WINDOW_DAYS : -WINDOW_DAYS])
     all_per_day = [daily_totals.get(day, 0) for day in days[-2 * WINDOW_DAYS :]]
     total, previous_total = sum(all_per_day[WINDOW_DAYS:]), sum(all_per_day[:WINDOW_DAYS])
-    change_pct = _round_half_up((count - previous) * 100, previous) if previous else None
-    share_pct = _round_half_up(count * 1000, total) / 10 if total else None
+    change_pct = round_half_up((count - previous) * 100, previous) if previous else None
+    share_pct = round_half_up(count * 1000, total) / 10 if total else None
     return Momentum(
         topic=topic,
         as_of=as_of,
@@ -119,10 +114,10 @@ def compute_momentum(
 def momentum_line(count: int, previous: int, share_pct: float | None) -> str:
     if count == 0 and previous == 0:
         return "No papers in the last four weeks or the four weeks before."
-    head = "No papers" if count == 0 else _papers(count)
+    head = "No papers" if count == 0 else papers_text(count)
     line = f"{head} in the last four weeks, {_comparison(count, previous)}."
     if count > 0 and share_pct is not None:
-        line += f" {_share(share_pct)} of all new papers."
+        line += f" {share_text(share_pct)} of all new papers."
     return line
 
 
@@ -162,7 +157,7 @@ def _weeks(days: Sequence[date], per_day: Sequence[int]) -> tuple[WeekCount, ...
     )
 
 
-def _round_half_up(numerator: int, denominator: int) -> int:
+def round_half_up(numerator: int, denominator: int) -> int:
     """numerator / denominator to a whole number, halves away from zero (not banker's).
 
     Away from zero keeps "up" and "down" symmetric: +12.5% and -12.5% both show as 13%.
@@ -176,10 +171,11 @@ def _round_half_up(numerator: int, denominator: int) -> int:
 def _scaled(count: int, top: int, steps: int) -> int:
     if count <= 0 or top <= 0:
         return 0
-    return max(1, _round_half_up(count * steps, top))
+    return max(1, round_half_up(count * steps, top))
 
 
-def _papers(count: int) -> str:
+def papers_text(count: int) -> str:
+    """"1 paper", "70 papers", "1,234 papers"."""
     return f"{count:,} paper" if count == 1 else f"{count:,} papers"
 
 
@@ -188,14 +184,15 @@ def _comparison(count: int, previous: int) -> str:
         return "none in the four weeks before"
     if count == previous:
         return "unchanged on the four weeks before"
-    pct = _round_half_up(abs(count - previous) * 100, previous)
+    pct = round_half_up(abs(count - previous) * 100, previous)
     direction = "up" if count > previous else "down"
     # A real but tiny change should not read as "up 0%".
     amount = f"{pct:,}%" if pct else "<1%"
     return f"{direction} {amount} on the four weeks before"
 
 
-def _share(share_pct: float) -> str:
+def share_text(share_pct: float) -> str:
+    """A share of all new papers to one decimal, "0.7%"; "<0.1%" for one that rounds to 0."""
     tenths = Decimal(str(share_pct)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
     # Only called for a topic with papers, so 0.0 means "some, but under 0.05%".
     return "<0.1%" if tenths == 0 else f"{tenths:,}%"

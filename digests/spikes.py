@@ -29,34 +29,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass, replace
 from datetime import date, datetime, timedelta
 
-from scipy.stats import binom, false_discovery_control
 from sqlmodel import Session
 
 from digests.catalog import TopicDef
-from digests.momentum import window_bounds
+from digests.momentum import round_half_up, window_bounds
+from digests.significance import bh_adjust, binomial_upper_tail
+from digests.spike_settings import SpikeSettings
 from digests.store import repo, spike_states
-
-
-@dataclass(frozen=True)
-class SpikeSettings:
-    fdr_q: float = 0.05  # expected share of false alerts among the alerts of one scan
-    min_count: int = 10  # papers in the last four weeks
-    min_share_ratio: float = 1.5  # share now / share in the four weeks before
-    rearm_share_ratio: float = 1.2  # at or below this an elevated topic has calmed down
-    realert_factor: float = 1.5  # an elevated topic alerts again after this much more growth
-    cooldown_days: int = 14  # at least this long between two alerts of one topic
-
-    def __post_init__(self) -> None:
-        if not 0 < self.fdr_q < 1:
-            raise ValueError("fdr_q must lie between 0 and 1")
-        if self.min_count < 1:
-            raise ValueError("min_count must be at least 1")
-        if not 0 < self.rearm_share_ratio <= self.min_share_ratio:
-            raise ValueError("rearm_share_ratio must be positive and at most min_share_ratio")
-        if self.realert_factor < 1:
-            raise ValueError("realert_factor must be at least 1")
-        if self.cooldown_days < 0:
-            raise ValueError("cooldown_days must not be negative")
 
 
 @dataclass(frozen=True)
@@ -153,30 +132,18 @@ def could_alert(topic: TopicCounts, settings: SpikeSettings) -> bool:
 
 
 def tail_p_values(counts: Sequence[TopicCounts]) -> list[float]:
-    """P(X ≥ k1) for X ~ Binomial(k1 + k0, N1 / (N1 + N0)) per topic, as
-    `scipy.stats.binomtest(..., alternative="greater")` gives it; 1.0 with nothing to test."""
-    # Without papers in a window there is no volume to compare with; any rate stands in.
-    rates = [t.total / (t.total + t.previous_total) if _has_volume(t) else 0.5 for t in counts]
-    tails = binom.sf(
-        [topic.count - 1 for topic in counts],
-        [topic.count + topic.previous for topic in counts],
-        rates,
-    )
+    """P(X ≥ k1) for X ~ Binomial(k1 + k0, N1 / (N1 + N0)) per topic; 1.0 with nothing to test
+    (without papers in a window there is no volume to compare with)."""
     return [
-        min(float(p), 1.0) if _has_volume(t) else 1.0
-        for t, p in zip(counts, tails, strict=True)
+        binomial_upper_tail(t.count, t.count + t.previous, t.total / (t.total + t.previous_total))
+        if _has_volume(t)
+        else 1.0
+        for t in counts
     ]
 
 
 def _has_volume(topic: TopicCounts) -> bool:
     return topic.total > 0 and topic.previous_total > 0
-
-
-def bh_adjust(p_values: Sequence[float]) -> list[float]:
-    """Benjamini–Hochberg adjusted p-values (q-values), by `scipy.stats.false_discovery_control`."""
-    if not p_values:
-        return []
-    return [float(q) for q in false_discovery_control(list(p_values), method="bh")]
 
 
 def next_memory(previous: SpikeMemory, decision: SpikeDecision, now: datetime) -> SpikeMemory:
@@ -281,7 +248,8 @@ def _measured(topic: TopicCounts, p: float, q: float | None) -> SpikeDecision:
     share = 100 * topic.count / topic.total if topic.total else None
     before = 100 * topic.previous / topic.previous_total if topic.previous_total else None
     ratio = share / before if share is not None and before else None
-    change = _round_half_up((topic.count - topic.previous) * 100, topic.previous)
+    rise = (topic.count - topic.previous) * 100
+    change = round_half_up(rise, topic.previous) if topic.previous else None
     return SpikeDecision(
         slug=topic.slug,
         name=topic.name,
@@ -290,7 +258,7 @@ def _measured(topic: TopicCounts, p: float, q: float | None) -> SpikeDecision:
         share_pct=share,
         previous_share_pct=before,
         share_ratio=ratio,
-        change_pct=change if topic.previous else None,
+        change_pct=change,
         p_value=p,
         q_value=q,
         alert=False,
@@ -311,15 +279,6 @@ def _cooldown_text(memory: SpikeMemory, settings: SpikeSettings, now: datetime) 
         return ""
     until = memory.alerted_at + timedelta(days=settings.cooldown_days)
     return f"quiet: cooldown until {until:%Y-%m-%d %H:%M} UTC" if now < until else ""
-
-
-def _round_half_up(numerator: int, denominator: int) -> int:
-    if denominator == 0:
-        return 0
-    quotient, remainder = divmod(abs(numerator), denominator)
-    if 2 * remainder >= denominator:
-        quotient += 1
-    return quotient if numerator >= 0 else -quotient
 
 
 def _pct(value: float | None) -> str:

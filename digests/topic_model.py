@@ -69,7 +69,8 @@ class TopicModel:
             raise ModelError("topic model: vocabulary, idf and weights do not match in size")
         self._index_vocabulary(vocabulary)
         self._idf = idf.astype(np.float32)
-        self._weights = weights.astype(np.float32)
+        # Half precision as stored: a third of the model's memory; products are float32.
+        self._weights = weights.astype(np.float16)
         self.topics = tuple(topics)
         self.column = {topic.slug: number for number, topic in enumerate(self.topics)}
         self._bias = np.array([t.bias for t in self.topics], dtype=np.float32)
@@ -170,8 +171,7 @@ class TopicModel:
         in_title = section % 2 == 0
         # Only pairs whose words can open and close a vocabulary pair are looked up.
         same = (section[:-1] == section[1:]) & self._opens[ids[:-1]] & self._closes[ids[1:]]
-        keys = (ids[:-1] * self._word_count + ids[1:])[same].tolist()
-        pairs = np.fromiter(map(self._pairs.get, keys, itertools.repeat(-1)), dtype=np.intp)
+        pairs = self._pair_columns((ids[:-1] * self._word_count + ids[1:])[same])
         others = [
             (number, self._others.get(term, -1))
             for number, (_, _, categories) in enumerate(papers)
@@ -187,7 +187,8 @@ class TopicModel:
 
     def _index_vocabulary(self, vocabulary: Sequence[str]) -> None:
         """Word numbers for every word the vocabulary uses, and column maps keyed on them."""
-        self._vocabulary = list(vocabulary)
+        # One string, not 50,000: the terms are only read back to explain a score.
+        self._terms = "\n".join(vocabulary)
         words: dict[str, int] = {}
         for term in vocabulary:
             if ":" in term:
@@ -213,7 +214,10 @@ class TopicModel:
                 pairs[words[first] * self._word_count + words[second]] = column
             else:
                 self._unigram[words[term]] = column
-        self._pairs = pairs
+        # Sorted keys for np.searchsorted, ending in a key no pair has, so every search lands.
+        keys = sorted(pairs)
+        self._pair_keys = np.array([*keys, np.iinfo(np.int64).max], dtype=np.int64)
+        self._pair_values = np.array([*(pairs[key] for key in keys), -1], dtype=np.intp)
         # [-1] stands for an unknown word, which neither opens nor closes a pair.
         self._opens = np.zeros(len(words) + 1, dtype=bool)
         self._closes = np.zeros(len(words) + 1, dtype=bool)
@@ -221,13 +225,24 @@ class TopicModel:
             self._opens[key // self._word_count] = True
             self._closes[key % self._word_count] = True
 
+    def _pair_columns(self, keys: np.ndarray) -> np.ndarray:
+        """The column of each word-pair key, -1 where the pair is not in the vocabulary."""
+        at = np.searchsorted(self._pair_keys, keys)
+        return np.where(self._pair_keys[at] == keys, self._pair_values[at], -1)
+
+    @functools.cached_property
+    def vocabulary(self) -> list[str]:
+        """Every term, by column."""
+        return self._terms.split("\n")
+
     def top_terms(self, vector: _Vector, column: int, limit: int = 5) -> list[tuple[str, float]]:
         """The paper's terms that pushed topic `column` most, for explanations."""
         if not len(vector.ids):
             return []
         contributions = vector.values * self._weights[vector.ids, column]
         order = np.argsort(-np.abs(contributions))[:limit]
-        return [(self._vocabulary[vector.ids[i]], float(contributions[i])) for i in order]
+        terms = self.vocabulary
+        return [(terms[vector.ids[i]], float(contributions[i])) for i in order]
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,10 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from sqlmodel import Session
 
+from digests.alerting import ALERT_WINDOW, PlannedAlert, plan_alerts
+from digests.alerts import SpikeAlert
 from digests.catalog import Catalog, TopicDef
 from digests.commands import Caller, CommandService
 from digests.compose import Digest
@@ -35,18 +37,14 @@ from digests.ingest import (
     listing_ids_to_look_up,
     sync_catalog,
 )
-from digests.render_text import period_text
+from digests.render import period_text
 from digests.reports import build_digest
 from digests.retag import RetagStatus, retag_batch
+from digests.spike_settings import SpikeSettings
 from digests.status import Status, read_status
 from digests.store import channels, deliveries, repo
 from digests.store.unit_of_work import SessionFactory, unit_of_work
 from digests.tagger import Tagger
-
-if TYPE_CHECKING:
-    from digests.alerting import PlannedAlert
-    from digests.alerts import SpikeAlert
-    from digests.spikes import SpikeSettings
 
 CUT_LISTING = (
     "arXiv's answer stayed cut short: the entries after the cut were not read; "
@@ -97,8 +95,7 @@ class UseCases:
         dispatcher: Dispatcher | None = None,
         per_topic_cap: int = 5,
         grace: timedelta = DEFAULT_GRACE,
-        # Called when alerts are planned: SpikeSettings lives with SciPy, loaded only then.
-        spike_settings: Callable[[], SpikeSettings] | None = None,
+        spike_settings: SpikeSettings | None = None,
     ) -> None:
         self.session_factory = session_factory
         self.catalog = catalog
@@ -107,7 +104,7 @@ class UseCases:
         self.dispatcher = dispatcher or Dispatcher(session_factory, {}, clock=clock)
         self.per_topic_cap = per_topic_cap
         self.grace = grace
-        self.spike_settings = spike_settings
+        self.spike_settings = spike_settings or SpikeSettings()
         self.commands = CommandService(
             session_factory, catalog, clock=clock, per_topic_cap=per_topic_cap
         )
@@ -200,18 +197,14 @@ class UseCases:
     def plan_alerts(self) -> int:
         """Scan for spikes and queue an alert for every channel following a spiking topic; the
         scan is remembered in the same transaction, so an alert is never lost nor doubled."""
-        from digests.alerting import ALERT_WINDOW, plan_alerts  # SciPy loads with the first scan
-        from digests.spikes import SpikeSettings
-
         now = self.clock()
-        settings = self.spike_settings() if self.spike_settings else SpikeSettings()
         with unit_of_work(self.session_factory) as session:
             _, planned = plan_alerts(
                 session,
                 self.catalog,
                 platforms=list(self.platforms),
                 as_of=now.date(),
-                settings=settings,
+                settings=self.spike_settings,
                 now=now,
             )
             outgoing = (_alert(plan, stale_at=now + ALERT_WINDOW) for plan in planned)

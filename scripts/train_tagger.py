@@ -267,11 +267,34 @@ def cross_validate(catalog: Catalog, dev: list[GoldPaper], vocabulary, idf, feat
         fitted = train(catalog, subset, vocabulary, idf, features[train_rows])
         tagger = Tagger(catalog, model=as_model(fitted, vocabulary, idf))
         held_out = [dev[i] for i in np.flatnonzero(folds == fold)]
-        for score in evaluate(tagger, held_out, worst=0).topics:
-            counts = totals.setdefault(score.slug, [0, 0, 0])
-            counts[0] += score.true_positives
-            counts[1] += score.false_positives
-            counts[2] += score.false_negatives
+        _count(evaluate(tagger, held_out, worst=0), totals)
+    _print_totals(totals)
+
+
+def drift(catalog: Catalog, dev: list[GoldPaper], vocabulary, idf, features, cutoff: str) -> None:
+    """Print the whole tagger's scores on the dev papers from `cutoff` on (an id prefix such
+    as 2509), trained on those before it: how well 2025's models read later papers."""
+    from digests.evaluation import evaluate
+
+    earlier = np.flatnonzero([p.arxiv_id < cutoff for p in dev])
+    fitted = train(catalog, [dev[i] for i in earlier], vocabulary, idf, features[earlier])
+    tagger = Tagger(catalog, model=as_model(fitted, vocabulary, idf))
+    later = [p for p in dev if p.arxiv_id >= cutoff]
+    print(f"trained on {len(earlier)} dev papers before {cutoff}, scored on {len(later)}")
+    totals: dict[str, list[int]] = {}
+    _count(evaluate(tagger, later, worst=0), totals)
+    _print_totals(totals)
+
+
+def _count(evaluation, totals: dict[str, list[int]]) -> None:
+    for score in evaluation.topics:
+        counts = totals.setdefault(score.slug, [0, 0, 0])
+        counts[0] += score.true_positives
+        counts[1] += score.false_positives
+        counts[2] += score.false_negatives
+
+
+def _print_totals(totals: dict[str, list[int]]) -> None:
     precisions, recalls = [], []
     for slug, (tp, fp, fn) in totals.items():
         precision = tp / (tp + fp) if tp + fp else float("nan")
@@ -288,6 +311,11 @@ def main() -> None:
     parser.add_argument("--gold", type=Path, default=GOLD)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--cv", action="store_true", help="only print dev cross-validation")
+    parser.add_argument(
+        "--drift",
+        metavar="YYMM",
+        help="only print scores on dev papers from this month on, trained on the earlier ones",
+    )
     args = parser.parse_args()
 
     catalog = Catalog.load()
@@ -300,6 +328,9 @@ def main() -> None:
     features = feature_matrix(TopicModel(vocabulary, idf, empty, []), dev, len(vocabulary))
     if args.cv:
         cross_validate(catalog, dev, vocabulary, idf, features)
+        return
+    if args.drift:
+        drift(catalog, dev, vocabulary, idf, features, args.drift)
         return
     fitted = train(catalog, dev, vocabulary, idf, features)
     for f in fitted:

@@ -1,10 +1,12 @@
-"""Papers the chat platform tests put in the store before asking for a digest."""
+"""Papers for the tests: `paper_record`, the one way a test makes a paper, and the papers the
+chat platform tests put in the store before asking for a digest."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import Engine
 from sqlmodel import Session
@@ -14,6 +16,24 @@ from digests.ingest import ingest_records, sync_catalog
 from digests.papers import PaperRecord
 from digests.tagger import Tagger
 
+PUBLISHED = datetime(2026, 9, 20, 17, 0, tzinfo=UTC)
+
+
+def paper_record(n: int = 1, published: datetime = PUBLISHED, **changes: Any) -> PaperRecord:
+    """Paper `n` (arXiv 2609.00001 for n = 1, version 1): a cs.LG study of reinforcement
+    learning for LLM agents, which the tagger files under RL for LLM Agents; `changes` set any
+    other field."""
+    fields = {
+        "arxiv_id": f"2609.{n:05d}",
+        "version": 1,
+        "title": f"Reinforcement learning for LLM agents, study {n}",
+        "abstract": "We train large language model agents with reinforcement learning.",
+        "authors": ("Ada Lovelace",),
+        "categories": ("cs.LG",),
+        "published": published,
+    }
+    return PaperRecord(**(fields | changes))
+
 
 def seed_agent_papers(
     engine: Engine, catalog: Catalog, *, hostile: str, now: datetime, count: int = 60
@@ -21,14 +41,13 @@ def seed_agent_papers(
     """`count` papers on RL for LLM Agents, first among them a hostile and a 10 kB title."""
     titles = [hostile, "Long " * 2_000] + [f"Agent study number {n}" for n in range(count - 2)]
     records = [
-        PaperRecord(
-            arxiv_id=f"2609.{n:05d}",
-            version=1,
+        paper_record(
+            n,
+            now - timedelta(days=1 + n % 5),
             title=title,
             abstract=f"We train agents with reinforcement learning, study {n}. " * 4,
             authors=("Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"),
             categories=("cs.LG", "cs.AI"),
-            published=now - timedelta(days=1 + n % 5),
             upstream_topics=("RL for LLM Agents",),
         )
         for n, title in enumerate(titles)

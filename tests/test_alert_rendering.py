@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import io
 from datetime import UTC, date, datetime, timedelta
 
@@ -85,20 +84,6 @@ async def test_the_chart_reaches_telegram_as_a_photo_upload():
     image = Image.open(io.BytesIO(sent["photo"]))
     assert image.format == "PNG" and image.width > image.height
     assert "RL for LLM Agents is up" in sent["caption"]
-
-
-async def test_an_alert_stored_with_its_image_before_charts_were_described_still_shows_it():
-    png = b"\x89PNG\r\n\x1a\nstored"
-    stored = {"photo_png": base64.b64encode(png).decode(), "caption": "<b>Spike</b>: old"}
-    async with FakeTelegram() as fake:
-        fake.add_chat(4242, type="private")
-        bot = Bot(fake.token, base_url=fake.api_url, base_file_url=fake.file_url)
-        async with bot:
-            await TelegramSender(bot).send(
-                Address("telegram", "4242"), stored | {"parse_mode": "HTML"}
-            )
-        (sent,) = fake.sent(4242, method="sendPhoto")
-    assert sent["photo"] == png and sent["caption"] == "Spike: old"
 
 
 def test_a_discord_alert_carries_the_chart_and_pings_only_the_chosen_role():

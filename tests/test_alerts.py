@@ -13,18 +13,17 @@ from digests.alerts import (
     SpikeAlert,
     alert_chart,
     alert_period_key,
-    build_alert,
     build_alerts,
-    headline,
-    render_alert_text,
 )
 from digests.catalog import TopicDef
 from digests.chart_spec import chart_panels
 from digests.compose import DigestEntry, DigestPaper, TopicRef
 from digests.momentum import WINDOW_DAYS, compute_momentum, window_bounds
-from digests.papers import PaperRecord
+from digests.render import headline
+from digests.render_text import render_alert_text
 from digests.spikes import SpikeSettings, TopicCounts, evaluate
 from digests.store import repo
+from tests.papers import paper_record
 
 AS_OF = date(2026, 9, 27)
 NOW = datetime(2026, 9, 28, 6, 0, tzinfo=UTC)
@@ -152,14 +151,12 @@ def topic(slug: str, name: str = NAME) -> TopicDef:
 
 
 def add_paper(session: Session, day: date, topic_id: int, score: float, title: str) -> None:
-    record = PaperRecord(
-        arxiv_id=f"2609.{next(_serial):05d}",
-        version=1,
+    record = paper_record(
+        next(_serial),
+        datetime.combine(day, time(12), tzinfo=UTC),
         title=title,
         abstract="We train language agents with reinforcement learning. It works.",
         authors=("Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"),
-        categories=("cs.LG",),
-        published=datetime.combine(day, time(12), tzinfo=UTC),
     )
     new = repo.upsert_papers(session, [record], now=NOW).new
     paper_id = next(iter(new))
@@ -183,7 +180,7 @@ def test_build_alert_shows_the_best_recent_papers(engine):
         decision = evaluate(
             [TopicCounts("agentic-rl", NAME, 8, 1, 10, 2)], {}, SpikeSettings(), now=NOW
         )[0]
-        alert = build_alert(session, topic("agentic-rl"), decision, as_of=AS_OF)
+        (alert,) = build_alerts(session, [topic("agentic-rl")], [decision], as_of=AS_OF)
 
     assert (alert.topic, alert.decision) == (TopicRef("agentic-rl", NAME), decision)
     assert (alert.momentum.count, alert.momentum.previous, alert.momentum.as_of) == (8, 1, AS_OF)

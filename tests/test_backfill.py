@@ -39,13 +39,8 @@ OUTSIDE = [
 
 
 @pytest.fixture
-def engine(sqlite_engine: Engine) -> Engine:
-    return sqlite_engine
-
-
-@pytest.fixture
-def sessions(engine: Engine) -> Callable[[], Session]:
-    return lambda: Session(engine, expire_on_commit=False)
+def sessions(sqlite_engine: Engine) -> Callable[[], Session]:
+    return lambda: Session(sqlite_engine, expire_on_commit=False)
 
 
 @pytest.fixture(scope="module")

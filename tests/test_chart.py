@@ -123,7 +123,9 @@ def test_a_histogram_of_zeros_or_no_weeks_draws_no_bars():
 
 def test_counts_stand_above_each_bar_or_only_the_tallest_when_they_do_not_fit():
     image = render([6, 8, 5, 7, 9, 6, 8, 7, 12, 15, 19, 24])
-    assert all(has_ink_above(image, span) for span in bar_spans(image))
+    spans = bar_spans(image)
+    assert len(spans) == 12
+    assert all(has_ink_above(image, span) for span in spans)
     crowded = render([1_234_567] * 11 + [9_876_543], width=200, height=120)
     spans = bar_spans(crowded)
     assert len(spans) == 12

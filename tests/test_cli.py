@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
+import fcntl
+import importlib.metadata
 import json
 import os
+import signal
 import subprocess
 import sys
 from datetime import UTC, date, datetime, timedelta
@@ -93,6 +97,67 @@ def test_every_command_has_its_own_help(command, capsys):
         build_parser().parse_args([*command, "--help"])
     assert exit_info.value.code == 0
     assert "usage: digestbot" in capsys.readouterr().out
+
+
+def every_command(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
+    """(words that call it, its parser) for every command and subcommand, depth first."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, command in action.choices.items():
+                yield (*path, name), command
+                yield from every_command(command, (*path, name))
+
+
+def test_every_command_and_option_explains_itself():
+    commands = list(every_command(build_parser()))
+    assert {words[0] for words, _ in commands} == set(COMMANDS)
+    for words, command in commands:
+        assert command.description, f"digestbot {' '.join(words)} has no description"
+        for action in command._actions:
+            if not isinstance(action, argparse._SubParsersAction):
+                assert action.help, f"digestbot {' '.join(words)} {action.dest}: no help"
+
+
+def test_date_options_say_they_take_a_date():
+    for words, command in every_command(build_parser()):
+        for action in command._actions:
+            if {"--as-of", "--since"} & set(action.option_strings):
+                assert action.metavar == "DATE", (words, action.option_strings)
+                assert "YYYY-MM-DD" in command.format_help()
+
+
+def test_version_prints_the_installed_version(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == f"digestbot {importlib.metadata.version('digestbot')}\n"
+
+
+def read_one_line_and_close(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """`digestbot ARGS | head -1`, made certain: the pipe holds one page, so the command is
+    still writing when the reader has its line and goes away."""
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
+    command = [sys.executable, "-m", "bot", *args]
+    with subprocess.Popen(command, stdout=write_end, stderr=subprocess.PIPE, cwd=cwd) as bot:
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as reader:
+            first_line = reader.readline()
+        stderr = bot.communicate(timeout=60)[1].decode()
+    return subprocess.CompletedProcess(command, bot.returncode, first_line.decode(), stderr)
+
+
+@pytest.mark.parametrize("command", [["topics"], ["tag", "--file", "papers.jsonl"]])
+def test_output_to_a_pipe_closed_early_ends_quietly(command, tmp_path):
+    titles = [f"Reinforcement learning for LLM agents, part {i}" for i in range(400)]
+    lines = [jsonl_line(f"2609.{i:05d}", t, "2026-09-21") for i, t in enumerate(titles)]
+    (tmp_path / "papers.jsonl").write_text("\n".join(lines) + "\n")
+
+    result = read_one_line_and_close(command, tmp_path)
+
+    assert result.stdout.strip()
+    assert result.stderr == ""  # no traceback, no "Exception ignored"
+    assert result.returncode == 128 + signal.SIGPIPE
 
 
 @pytest.mark.parametrize("url", ["nonsense://nowhere", "postgresql://nobody@127.0.0.1:1/none"])

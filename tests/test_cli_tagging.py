@@ -13,10 +13,10 @@ from sqlmodel import Session, select
 from bot.cli import main
 from digests.catalog import Catalog
 from digests.ingest import ingest_records, sync_catalog
-from digests.papers import PaperRecord
 from digests.store.engine import open_engine, upgrade_schema
 from digests.store.models import Paper, PaperTopic, Topic
 from digests.tagger import Tagger
+from tests.papers import paper_record
 from tests.test_cli import jsonl_line
 
 
@@ -171,15 +171,13 @@ def test_retag_applies_the_current_tagger_and_lists_what_changed(env, capsys):
     catalog = Catalog.load()
     rules = Tagger(catalog, model=None)
     records = [
-        PaperRecord(
-            arxiv_id="2609.20001",
-            version=1,
+        paper_record(
+            20001,
+            datetime(2026, 9, 20, tzinfo=UTC),
             title="Curriculum reinforcement learning for web agents with sparse rewards",
             abstract="Web agents built on large language models fail on long tasks; "
             "we train them with PPO.",
-            authors=("Ada Lovelace",),
             categories=("cs.CL",),
-            published=datetime(2026, 9, 20, tzinfo=UTC),
         )
     ]
     engine = open_engine(env)

@@ -8,14 +8,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import Session, select
 
-from digests.commands import Caller, CommandService
+from digests.commands import COMMANDS, Caller, CommandService
 from digests.store import channels
 from digests.store.models import Channel
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
-PRIVATE = Caller(platform="telegram", chat_id="42", user_id="42", chat_kind="private")
-ADMIN = Caller(platform="telegram", chat_id="-100", user_id="7", chat_kind="group", can_manage=True)
-MEMBER = Caller(platform="telegram", chat_id="-100", user_id="8", chat_kind="group")
+PRIVATE = Caller(platform="telegram", chat_id="42", chat_kind="private")
+ADMIN = Caller(platform="telegram", chat_id="-100", chat_kind="group", can_manage=True)
+MEMBER = Caller(platform="telegram", chat_id="-100", chat_kind="group")
 
 
 @pytest.fixture
@@ -150,6 +150,13 @@ def test_autocomplete_is_bounded_and_relevant(service):
     assert 1 <= len(choices) <= 25 and choices[0].label == "RL for LLM Agents"
     assert len(service.complete_topics("")) == 25
     assert len(service.complete_topics("ж" * 5000)) <= 25
+
+
+@pytest.mark.parametrize("caller", [PRIVATE, ADMIN, MEMBER], ids=["private", "admin", "member"])
+def test_help_lists_every_command_the_caller_may_run(service, caller):
+    text = service.handle(caller, "help").text
+    runnable = [command for command in COMMANDS.values() if command.allows(caller)]
+    assert runnable and all(f"/{c.name} — {c.help}" in text.splitlines() for c in runnable)
 
 
 def test_channels_are_recorded_with_their_kind(service, engine):

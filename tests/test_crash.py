@@ -22,26 +22,14 @@ from sqlmodel import Session
 from bot.app import build_app
 from bot.settings import load_settings
 from digests.ingest import ingest_records
-from digests.papers import PaperRecord
 from digests.store import channels, repo
 from digests.store.models import Delivery, DeliveryPart
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits, sent_text
+from tests.papers import paper_record
 from tests.waiting import wait_until
 
 CHATS = 500
 FIRST_CHAT = 1_000_000
-
-
-def paper(n: int, published: datetime) -> PaperRecord:
-    return PaperRecord(
-        arxiv_id=f"2611.{n:05d}",
-        version=1,
-        title=f"Reinforcement learning for LLM agents with tool use, part {n}",
-        abstract="We train language model agents with reinforcement learning on web tasks.",
-        authors=("Ada Lovelace", "Alan Turing"),
-        categories=("cs.LG",),
-        published=published,
-    )
 
 
 def add_chats(
@@ -61,7 +49,18 @@ def add_chats(
         if seed_papers:
             # Tagged two days ago: inside the period of a digest due five minutes ago, even
             # when that was before midnight (its period then ended the day before yesterday).
-            records = [paper(n, now - timedelta(days=3)) for n in range(1, 9)]
+            records = [
+                paper_record(
+                    n,
+                    now - timedelta(days=3),
+                    arxiv_id=f"2611.{n:05d}",
+                    title=f"Reinforcement learning for LLM agents with tool use, part {n}",
+                    abstract="We train language model agents with reinforcement learning on "
+                    "web tasks.",
+                    authors=("Ada Lovelace", "Alan Turing"),
+                )
+                for n in range(1, 9)
+            ]
             ingest_records(
                 session,
                 records,

@@ -134,6 +134,28 @@ async def test_a_restart_resumes_at_the_first_unsent_part(engine, dispatcher, se
     assert texts(sender) == ["part 2", "part 3"]
 
 
+async def test_a_worker_that_stalled_past_its_lease_leaves_the_rest_to_the_one_that_took_over(
+    engine, dispatcher, sender, clock
+):
+    delivery_id = enqueue(engine, make_channel(engine), parts=3)
+    send = sender.send
+
+    async def stall_after_the_first_part(address: Address, payload: dict) -> str:
+        message_id = await send(address, payload)
+        if len(sender.received) == 1:  # stalled: the lease runs out and another worker claims it
+            clock.now += timedelta(minutes=5)
+            with Session(engine) as session:
+                deliveries.claim_due(session, platforms=["telegram"], now=clock(), worker="other")
+                session.commit()
+        return message_id
+
+    sender.send = stall_after_the_first_part
+    report = await dispatcher.drain()
+    assert texts(sender) == ["part 0"]
+    assert (report.parts_sent, report.delivered, report.failed) == (1, 0, 0)
+    assert delivery_status(engine, delivery_id) == "pending"
+
+
 async def test_retry_after_is_waited_as_told_then_the_part_is_sent(
     engine, dispatcher, sender, clock
 ):

@@ -9,7 +9,6 @@ test ends, to have received exactly one initial response.
 from __future__ import annotations
 
 import asyncio
-import base64
 import re
 import time
 from collections.abc import AsyncIterator, Callable
@@ -27,16 +26,13 @@ from bot.platforms.discord import DiscordAdapter, build_discord
 from bot.platforms.discord import send_failure as discord_send_failure
 from bot.platforms.discord_render import (
     DESCRIPTION_LIMIT,
-    FIELD_NAME_LIMIT,
-    FIELD_VALUE_LIMIT,
-    FIELDS_LIMIT,
     MESSAGE_EMBED_CHARS,
     MESSAGE_EMBEDS,
     TITLE_LIMIT,
 )
 from bot.settings import Settings
 from digests.catalog import Catalog
-from digests.commands import COMMANDS, CommandService
+from digests.commands import COMMANDS, Argument, CommandService
 from digests.delivery import (
     Address,
     Dispatcher,
@@ -77,11 +73,6 @@ FAST = RateLimits().scaled(0.02)
 DEFAULT_SCHEDULE = (0, "09:00", "UTC")
 FIRST_EXTRA_CHANNEL = 1_300_000_000_000_000_000  # Mondays at 09:00 UTC
 MINUTE = timedelta(minutes=1)
-
-
-@pytest.fixture
-def engine(sqlite_engine: Engine) -> Engine:
-    return sqlite_engine  # the live-client tests need one backend only
 
 
 def advancing_clock() -> Callable[[], datetime]:
@@ -207,10 +198,10 @@ async def fake() -> AsyncIterator[FakeDiscord]:
 
 @pytest.fixture
 async def bot(
-    make_app: Callable[..., App], fake: FakeDiscord, engine: Engine
+    make_app: Callable[..., App], fake: FakeDiscord, sqlite_engine: Engine
 ) -> AsyncIterator[Bot]:
-    adapter, services = await start_adapter(make_app, fake, engine)
-    bot = Bot(fake, adapter, services, engine)
+    adapter, services = await start_adapter(make_app, fake, sqlite_engine)
+    bot = Bot(fake, adapter, services, sqlite_engine)
     try:
         yield bot
         bot.assert_every_interaction_answered_once()
@@ -232,15 +223,10 @@ def assert_within_discord_limits(message: dict) -> None:
     assert len(message["content"]) <= 2000 and len(embeds) <= MESSAGE_EMBEDS
     total = 0
     for embed in embeds:
-        fields = embed.get("fields") or []
         assert len(embed.get("title") or "") <= TITLE_LIMIT
         assert len(embed.get("description") or "") <= DESCRIPTION_LIMIT
-        assert len(fields) <= FIELDS_LIMIT
-        assert all(len(f["name"]) <= FIELD_NAME_LIMIT for f in fields)
-        assert all(len(f["value"]) <= FIELD_VALUE_LIMIT for f in fields)
+        assert not embed.get("fields") and not embed.get("footer")
         total += len(embed.get("title") or "") + len(embed.get("description") or "")
-        total += sum(len(f["name"]) + len(f["value"]) for f in fields)
-        total += len((embed.get("footer") or {}).get("text") or "")
     assert total <= MESSAGE_EMBED_CHARS
 
 
@@ -324,9 +310,9 @@ async def test_an_unknown_timezone_is_refused_with_the_closest_names(bot: Bot) -
 
 
 async def test_a_digest_arrives_split_within_every_limit_and_pings_nobody(
-    bot: Bot, engine: Engine, catalog: Catalog
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    seed_papers(engine, catalog)
+    seed_papers(sqlite_engine, catalog)
     await bot.follow(RL)
     payload = await bot.dispatch(bot.fake.slash_command("digest"))
     first = await bot.fake.wait_for_response(payload["id"], "callback", timeout=WAIT)
@@ -348,9 +334,9 @@ async def test_a_digest_arrives_split_within_every_limit_and_pings_nobody(
 
 
 async def test_a_second_digest_asked_within_ten_minutes_is_refused_privately(
-    bot: Bot, engine: Engine, catalog: Catalog
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    seed_papers(engine, catalog, count=5)
+    seed_papers(sqlite_engine, catalog, count=5)
     await bot.follow(RL)
     payload = await bot.dispatch(bot.fake.slash_command("digest"))
     await bot.fake.wait_for_response(payload["id"], "followup", timeout=3 * WAIT)
@@ -375,9 +361,9 @@ def deny_attachments(bot: Bot, channel_id: int) -> dict:
 
 
 async def test_a_weekly_digest_shows_its_12_week_chart_in_its_first_embed(
-    bot: Bot, engine: Engine, catalog: Catalog
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    seed_papers(engine, catalog, count=5)
+    seed_papers(sqlite_engine, catalog, count=5)
     await bot.follow(RL, channel_id=DIGESTS_ID)
     report = await bot.deliver_weekly(DIGESTS_ID)
     assert report.delivered == 1
@@ -389,27 +375,10 @@ async def test_a_weekly_digest_shows_its_12_week_chart_in_its_first_embed(
     assert all(not message["attachments"] for message in rest)
 
 
-async def test_an_alert_stored_with_its_image_before_charts_were_described_still_shows_it(
-    bot: Bot,
-) -> None:
-    png = b"\x89PNG\r\n\x1a\nstored"
-    image = {"url": "attachment://momentum.png"}
-    stored = {
-        "content": "**Spike:** old",
-        "embeds": [{"title": "t", "description": "d", "image": image}],
-        "chart_png": base64.b64encode(png).decode(),
-    }
-    await bot.adapter.sender.send(Address("discord", str(GENERAL_ID)), stored)
-    (message,) = bot.fake.messages(GENERAL_ID)
-    (attachment,) = message["attachments"]
-    assert bot.fake.rest.uploads[attachment["id"]] == png
-    assert message["embeds"][0]["image"]["url"] == "attachment://momentum.png"
-
-
 async def test_where_the_bot_may_not_attach_files_the_digest_comes_without_its_chart(
-    bot: Bot, engine: Engine, catalog: Catalog
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    seed_papers(engine, catalog, count=5)
+    seed_papers(sqlite_engine, catalog, count=5)
     await bot.follow(RL, channel_id=DIGESTS_ID)
     await bot.fake.dispatch("CHANNEL_UPDATE", deny_attachments(bot, DIGESTS_ID))
     channel = bot.adapter.client.get_channel(DIGESTS_ID)
@@ -426,9 +395,9 @@ async def test_where_the_bot_may_not_attach_files_the_digest_comes_without_its_c
 
 
 async def test_a_refused_upload_the_cache_did_not_foresee_is_sent_again_without_the_chart(
-    bot: Bot, engine: Engine, catalog: Catalog
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    seed_papers(engine, catalog, count=5)
+    seed_papers(sqlite_engine, catalog, count=5)
     await bot.follow(RL, channel_id=DIGESTS_ID)
     deny_attachments(bot, DIGESTS_ID)  # no CHANNEL_UPDATE: only the upload's 403 tells
 
@@ -440,9 +409,9 @@ async def test_a_refused_upload_the_cache_did_not_foresee_is_sent_again_without_
 
 
 async def test_a_channel_the_bot_cannot_post_in_is_paused_and_the_server_is_told(
-    bot: Bot, engine: Engine, catalog: Catalog
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    seed_papers(engine, catalog, count=5)
+    seed_papers(sqlite_engine, catalog, count=5)
     await bot.follow(RL, channel_id=DIGESTS_ID)
     bot.fake.forbid(DIGESTS_ID)
     report = await bot.deliver_weekly(DIGESTS_ID)
@@ -461,9 +430,9 @@ async def test_follow_warns_when_the_bot_cannot_post_there(bot: Bot) -> None:
 
 
 async def test_a_deleted_channel_is_forgotten_with_its_follows(
-    bot: Bot, engine: Engine, catalog: Catalog
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
-    seed_papers(engine, catalog, count=5)
+    seed_papers(sqlite_engine, catalog, count=5)
     await bot.follow(RL, channel_id=DIGESTS_ID)
     bot.fake.delete_channel(DIGESTS_ID)
     report = await bot.deliver_weekly(DIGESTS_ID)
@@ -474,9 +443,9 @@ async def test_a_deleted_channel_is_forgotten_with_its_follows(
 
 @pytest.mark.parametrize("storm", ["on sends", "on everything, global"])
 async def test_a_429_storm_delays_the_digest_but_it_arrives_once(
-    bot: Bot, engine: Engine, catalog: Catalog, storm: str
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog, storm: str
 ) -> None:
-    seed_papers(engine, catalog)
+    seed_papers(sqlite_engine, catalog)
     await bot.follow(RL)
     # More 429s in a row than discord.py retries on its own (5).
     if storm == "on sends":
@@ -499,8 +468,10 @@ async def test_a_429_storm_delays_the_digest_but_it_arrives_once(
     assert bot.fake.stats.rate_limited >= 12
 
 
-async def test_a_personal_subscription_in_a_dm(bot: Bot, engine: Engine, catalog: Catalog) -> None:
-    seed_papers(engine, catalog, count=5)
+async def test_a_personal_subscription_in_a_dm(
+    bot: Bot, sqlite_engine: Engine, catalog: Catalog
+) -> None:
+    seed_papers(sqlite_engine, catalog, count=5)
     answer = await bot.command("follow", {"topic": RL}, user_id=MEMBER_ID, dm=True)
     assert answer["content"].startswith("Following RL for LLM Agents.")
     dm_id = int(bot.sent[-1]["channel_id"])
@@ -529,7 +500,7 @@ async def test_spike_alerts_may_mention_the_chosen_role_and_only_it(bot: Bot) ->
 
 
 async def test_two_replicas_fanning_out_together_stay_under_the_global_limit(
-    make_app: Callable[..., App], engine: Engine
+    make_app: Callable[..., App], sqlite_engine: Engine
 ) -> None:
     # The bot's global limit, 10 requests per 0.1 s; each replica alone would pace at 6 per
     # 0.1 s, so two of them stay under the limit only by sharing it. (The headroom is wider
@@ -539,7 +510,7 @@ async def test_two_replicas_fanning_out_together_stay_under_the_global_limit(
         [guild] = fake.world.guilds
         ids = [FIRST_EXTRA_CHANNEL + n for n in range(60)]
         guild["channels"] += [channel_payload(i, GUILD_ID, f"c{i}") for i in ids]
-        adapter, services = await start_adapter(make_app, fake, engine)
+        adapter, services = await start_adapter(make_app, fake, sqlite_engine)
         replicas = [
             services.dispatcher,
             Dispatcher(services.session_factory, {}, clock=services.clock),
@@ -577,8 +548,10 @@ async def test_two_replicas_fanning_out_together_stay_under_the_global_limit(
         assert fake.stats.rate_limited == 0
 
 
-def test_a_replica_that_stops_renewing_its_presence_gives_its_share_back(engine: Engine) -> None:
-    with Session(engine) as session:
+def test_a_replica_that_stops_renewing_its_presence_gives_its_share_back(
+    sqlite_engine: Engine,
+) -> None:
+    with Session(sqlite_engine) as session:
         assert send_rate_share(session, "discord", "a", now=NOW, ttl=MINUTE) == 1.0
         assert send_rate_share(session, "discord", "b", now=NOW, ttl=MINUTE) == 0.5
         assert send_rate_share(session, "telegram", "a", now=NOW, ttl=MINUTE) == 1.0
@@ -592,12 +565,14 @@ def test_a_replica_that_stops_renewing_its_presence_gives_its_share_back(engine:
 
 
 async def test_a_slow_store_defers_and_the_change_is_still_announced(
-    make_app: Callable[..., App], fake: FakeDiscord, engine: Engine
+    make_app: Callable[..., App], fake: FakeDiscord, sqlite_engine: Engine
 ) -> None:
-    adapter, services = await start_adapter(make_app, fake, engine, commands_class=SlowCommands)
+    adapter, services = await start_adapter(
+        make_app, fake, sqlite_engine, commands_class=SlowCommands
+    )
     adapter.reply_budget = 0.05
     fake.interaction_deadline = 0.3  # shorter than the store takes: only a deferral is in time
-    bot = Bot(fake, adapter, services, engine)
+    bot = Bot(fake, adapter, services, sqlite_engine)
     try:
         payload = await bot.dispatch(fake.slash_command("follow", {"topic": RL}))
         callback = await fake.wait_for_response(payload["id"], "callback", timeout=WAIT)
@@ -622,10 +597,12 @@ async def test_a_slow_store_defers_and_the_change_is_still_announced(
 
 
 async def test_a_failure_in_the_core_still_gets_a_private_answer(
-    make_app: Callable[..., App], fake: FakeDiscord, engine: Engine
+    make_app: Callable[..., App], fake: FakeDiscord, sqlite_engine: Engine
 ) -> None:
-    adapter, services = await start_adapter(make_app, fake, engine, commands_class=BrokenCommands)
-    bot = Bot(fake, adapter, services, engine)
+    adapter, services = await start_adapter(
+        make_app, fake, sqlite_engine, commands_class=BrokenCommands
+    )
+    bot = Bot(fake, adapter, services, sqlite_engine)
     try:
         answer = await bot.command("following")
         assert is_private(answer) and "went wrong" in answer["content"]
@@ -652,10 +629,33 @@ async def test_commands_are_synced_globally_with_permission_hints(bot: Bot) -> N
     assert bot.fake.commands(GUILD_ID) == []
 
 
+async def test_the_synced_slash_commands_are_the_command_table(bot: Bot) -> None:
+    synced = {command["name"]: command for command in bot.fake.commands()}
+    assert set(synced) == set(COMMANDS)
+    for name, spec in COMMANDS.items():
+        assert synced[name]["description"] == spec.summary
+        options = [option_facts(option) for option in synced[name].get("options", [])]
+        assert options == [argument_facts(argument) for argument in spec.arguments]
+
+
+def option_facts(option: dict) -> tuple:
+    """What a synced option offers, in the command table's terms."""
+    choices = [(c["name"], c["value"]) for c in option.get("choices", [])]
+    kind = {3: "text", 8: "role"}[option["type"]]
+    suggests = bool(option.get("autocomplete"))
+    return option["name"], option["description"], option["required"], choices, kind, suggests
+
+
+def argument_facts(argument: Argument) -> tuple:
+    choices = [(c.label, c.value) for c in argument.choices]
+    suggests = argument.suggest is not None
+    return argument.name, argument.description, argument.required, choices, argument.kind, suggests
+
+
 async def test_commands_are_synced_to_the_dev_server_at_once_when_set(
-    make_app: Callable[..., App], fake: FakeDiscord, engine: Engine
+    make_app: Callable[..., App], fake: FakeDiscord, sqlite_engine: Engine
 ) -> None:
-    adapter, _ = await start_adapter(make_app, fake, engine, discord_dev_guild=GUILD_ID)
+    adapter, _ = await start_adapter(make_app, fake, sqlite_engine, discord_dev_guild=GUILD_ID)
     try:
         assert {c["name"] for c in fake.commands(GUILD_ID)} == set(COMMANDS)
         assert {c["name"] for c in fake.commands()} == set(COMMANDS)

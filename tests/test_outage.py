@@ -30,7 +30,8 @@ from tests.fakes.discord_server import (
     pointing_discord_py,
 )
 from tests.fakes.telegram_server import FakeTelegram, sent_text
-from tests.test_runtime import Clock, paper
+from tests.papers import paper_record
+from tests.test_runtime import Clock
 
 MONDAY_9 = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)  # every channel's digest is due then
 OUTAGE = (MONDAY_9 - timedelta(minutes=1), MONDAY_9 + timedelta(minutes=9))
@@ -45,7 +46,7 @@ async def no_wait(seconds: float) -> None:
 
 def seed(app, now: datetime) -> None:
     """A week of papers on RL for LLM Agents, and every chat following that topic."""
-    records = [paper(n, now - timedelta(days=1)) for n in range(1, 9)]
+    records = [paper_record(n, now - timedelta(days=1)) for n in range(1, 9)]
     chats = [("telegram", str(c)) for c in TELEGRAM_CHATS]
     chats += [("discord", str(c)) for c in DISCORD_CHANNELS]
     with app.session() as session:
@@ -122,7 +123,8 @@ async def test_a_ten_minute_outage_across_a_scheduled_digest_loses_nothing(datab
             try:
                 while clock.now < OUTAGE[1] or not all_sent(app.engine):
                     await set_down(telegram, discord, kind, OUTAGE[0] <= clock.now < OUTAGE[1])
-                    await runtime.tick()
+                    await runtime.lead()
+                    await runtime.drain()
                     clock.now += TICK
                     assert clock.now < OUTAGE[1] + timedelta(minutes=10), "still not sent"
             finally:

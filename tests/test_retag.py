@@ -8,31 +8,24 @@ import pytest
 from sqlmodel import Session, select
 
 from digests.ingest import ingest_records, sync_catalog
-from digests.papers import PaperRecord
 from digests.retag import retag_all, retag_batch, retag_status
 from digests.status import read_status
 from digests.store.models import PaperTopic, Topic
 from digests.tagger import Tagger
+from tests.papers import paper_record
 
 NOW = datetime(2026, 10, 5, 12, 0, tzinfo=UTC)
 LATER = NOW + timedelta(days=3)
 
-
-def paper(n: int, title: str, abstract: str) -> PaperRecord:
-    return PaperRecord(
-        arxiv_id=f"2609.{n:05d}",
-        version=1,
+PAPERS = [
+    paper_record(
+        n,
+        datetime(2026, 9, 1 + n, tzinfo=UTC),
         title=title,
         abstract=abstract,
-        authors=("Ada Lovelace",),
         categories=("cs.CL", "cs.LG"),
-        published=datetime(2026, 9, 1 + n, tzinfo=UTC),
         upstream_topics=("Terminal Agents",) if n == 1 else (),
     )
-
-
-PAPERS = [
-    paper(n, title, abstract)
     for n, (title, abstract) in enumerate(
         [
             (

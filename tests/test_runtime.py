@@ -19,6 +19,7 @@ from digests.retag import retag_status
 from digests.store.models import Delivery
 from digests.tagger import Tagger
 from tests.fakes.arxiv_server import FakeArxiv
+from tests.papers import paper_record
 
 MONDAY_9 = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)
 
@@ -31,18 +32,6 @@ class Clock:
         return self.now
 
 
-def paper(n: int, published: datetime) -> PaperRecord:
-    return PaperRecord(
-        arxiv_id=f"2609.{n:05d}",
-        version=1,
-        title=f"Reinforcement learning for LLM agents, study {n}",
-        abstract="We train large language model agents with reinforcement learning.",
-        authors=("Ada Lovelace",),
-        categories=("cs.LG",),
-        published=published,
-    )
-
-
 @pytest.fixture
 def runtime(database_url, monkeypatch):
     monkeypatch.setenv("DATABASE_URL", database_url)
@@ -50,7 +39,7 @@ def runtime(database_url, monkeypatch):
     app = build_app(load_settings(terminal_follows="RL for LLM Agents"), clock=clock)
     app.usecases.sync_catalog()
     with app.session() as session:
-        records = [paper(n, clock() - timedelta(days=1)) for n in range(1, 4)]
+        records = [paper_record(n, clock() - timedelta(days=1)) for n in range(1, 4)]
         ingest_records(session, records, tagger=app.tagger, catalog=app.catalog, now=clock())
         session.commit()
     follow_on_terminal(app)
@@ -68,11 +57,14 @@ def another_replica(make_app, runtime: Runtime) -> Runtime:
 
 async def test_the_weekly_digest_is_printed_when_due_and_only_once(runtime):
     runtime, clock, stream = runtime
-    await runtime.tick()
+    await runtime.lead()
+    await runtime.drain()
     assert stream.getvalue() == ""  # Friday: not due yet
     clock.now = MONDAY_9 + timedelta(minutes=1)
-    await runtime.tick()
-    await runtime.tick()
+    await runtime.lead()
+    await runtime.drain()
+    await runtime.lead()
+    await runtime.drain()
     out = stream.getvalue()
     assert out.count("Weekly digest") == 1
     assert "study 1" in out and "in the last four weeks" in out
@@ -81,14 +73,16 @@ async def test_the_weekly_digest_is_printed_when_due_and_only_once(runtime):
 async def test_a_digest_missed_during_downtime_is_sent_late_within_the_grace(runtime):
     runtime, clock, stream = runtime
     clock.now = MONDAY_9 + timedelta(hours=20)
-    await runtime.tick()
+    await runtime.lead()
+    await runtime.drain()
     assert stream.getvalue().count("Weekly digest") == 1
 
 
 async def test_a_digest_missed_beyond_the_grace_is_skipped_and_recorded(runtime):
     runtime, clock, stream = runtime
     clock.now = MONDAY_9 + timedelta(days=2)
-    await runtime.tick()
+    await runtime.lead()
+    await runtime.drain()
     assert stream.getvalue() == ""
     with Session(runtime.app.engine) as session:
         statuses = session.exec(select(Delivery.status)).all()
@@ -99,8 +93,10 @@ async def test_only_the_lease_holder_plans_digests(runtime, make_app):
     runtime, clock, stream = runtime
     other = another_replica(make_app, runtime)
     clock.now = MONDAY_9 + timedelta(minutes=1)
-    await runtime.tick()
-    await other.tick()
+    await runtime.lead()
+    await runtime.drain()
+    await other.lead()
+    await other.drain()
     assert runtime.is_leader and not other.is_leader
     assert stream.getvalue().count("Weekly digest") == 1
 
@@ -115,32 +111,33 @@ async def test_replicas_split_each_platforms_send_limit_and_a_stopped_one_gives_
 ):
     runtime, _, _ = runtime
     other = another_replica(make_app, runtime)
-    await runtime.tick()
+    await runtime.lead()
     assert send_share(runtime) == 1.0
-    await other.tick()
-    await runtime.tick()
+    await other.lead()
+    await runtime.lead()
     assert send_share(runtime) == send_share(other) == 0.5
     await other.stop()
-    await runtime.tick()
+    await runtime.lead()
     assert send_share(runtime) == 1.0
 
 
 def other_paper(n: int, published: datetime) -> PaperRecord:
-    return PaperRecord(
+    """A paper on another subject: the volume agent papers are measured against."""
+    return paper_record(
+        n,
+        published,
         arxiv_id=f"2608.{n:05d}",
-        version=1,
         title=f"Galaxy cluster survey, field {n}",
         abstract="We measure the mass function of galaxy clusters.",
         authors=("Vera Rubin",),
         categories=("astro-ph.CO",),
-        published=published,
     )
 
 
 def seed_spike(app, as_of: datetime) -> None:
     """70 agent papers in the last four weeks against 29 before, on a steady volume."""
-    records = [paper(n, as_of - timedelta(days=1 + n % 27)) for n in range(100, 170)]
-    records += [paper(n, as_of - timedelta(days=29 + n % 27)) for n in range(200, 229)]
+    records = [paper_record(n, as_of - timedelta(days=1 + n % 27)) for n in range(100, 170)]
+    records += [paper_record(n, as_of - timedelta(days=29 + n % 27)) for n in range(200, 229)]
     records += [other_paper(n, as_of - timedelta(days=1 + n % 55)) for n in range(1, 1001)]
     with app.session() as session:
         ingest_records(session, records, tagger=app.tagger, catalog=app.catalog, now=as_of)
@@ -188,7 +185,7 @@ async def test_the_leader_retags_stored_papers_in_the_background_after_a_tagger_
     older = Tagger(app.catalog, model=None)
     with app.session() as session:
         sync_catalog(session, catalog=app.catalog, tagger=older, now=clock())
-        records = [paper(n, clock() - timedelta(days=1)) for n in range(1, 8)]
+        records = [paper_record(n, clock() - timedelta(days=1)) for n in range(1, 8)]
         ingest_records(session, records, tagger=older, catalog=app.catalog, now=clock())
         session.commit()
     assert app.usecases.sync_catalog().pending  # the app's tagger is another one

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.settings import Settings, SettingsError, load_settings
+from bot.settings import SettingsError, load_settings, setting_names
 
 ENV_EXAMPLE = Path(__file__).resolve().parents[1] / ".env.example"
 
 
 def test_every_setting_is_documented_in_the_env_example():
     documented = set(re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", ENV_EXAMPLE.read_text(), re.M))
-    assert {name.upper() for name in Settings.model_fields} <= documented
+    assert set(setting_names()) <= documented
 
 
 def test_the_env_example_loads_as_it_is(monkeypatch, tmp_path):
@@ -38,6 +38,35 @@ def test_the_env_example_loads_as_it_is(monkeypatch, tmp_path):
 def test_a_bad_value_is_refused_naming_the_setting(name, value, complaint):
     with pytest.raises(SettingsError, match=complaint):
         load_settings(**{name: value})
+
+
+def test_spike_settings_are_read_under_their_spike_names(monkeypatch):
+    monkeypatch.setenv("SPIKE_FDR_Q", "0.01")
+    monkeypatch.setenv("SPIKE_COOLDOWN_DAYS", "30")
+    spike = load_settings().spike
+    assert (spike.fdr_q, spike.cooldown_days, spike.min_count) == (0.01, 30, 10)
+
+
+@pytest.mark.parametrize(
+    ("settings", "complaint"),
+    [
+        (
+            {"SPIKE_MIN_SHARE_RATIO": "1.3", "SPIKE_REARM_SHARE_RATIO": "1.4"},
+            "SPIKE_REARM_SHARE_RATIO: must not exceed SPIKE_MIN_SHARE_RATIO (1.3)",
+        ),
+        ({"SPIKE_FDR_Q": "1"}, "SPIKE_FDR_Q: Input should be less than 1"),
+        (
+            {"SCHEDULER_LEASE_SECONDS": "10", "SCHEDULER_TICK_SECONDS": "15"},
+            "SCHEDULER_LEASE_SECONDS (10) must exceed SCHEDULER_TICK_SECONDS (15)",
+        ),
+    ],
+)
+def test_settings_that_disagree_are_refused_at_load_naming_them(settings, complaint, monkeypatch):
+    for name, value in settings.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError) as refused:
+        load_settings()
+    assert str(refused.value).startswith(complaint)
 
 
 def test_tokens_never_show_in_the_settings_repr():

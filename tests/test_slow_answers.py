@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-import pytest
 from sqlalchemy import Engine, select
 from sqlmodel import Session
 
@@ -23,11 +22,6 @@ from tests.test_telegram import NOW, WAIT, start_bot
 SCALE = 1 / 40
 CHATS = [5_000_000 + n for n in range(20)]
 PARTS = [{"text": f"digest part {n}"} for n in range(3)]
-
-
-@pytest.fixture
-def engine(sqlite_engine: Engine) -> Engine:
-    return sqlite_engine
 
 
 async def broadcast(make_app, engine: Engine, answer_after: float):
@@ -55,8 +49,8 @@ def unknown_outcomes(engine: Engine) -> Counter:
         return Counter(session.execute(select(DeliveryPart.unknown_outcomes)).scalars())
 
 
-async def test_answers_after_12_seconds_bring_no_duplicate(make_app, engine):
-    copies, report = await broadcast(make_app, engine, answer_after=12)
+async def test_answers_after_12_seconds_bring_no_duplicate(make_app, sqlite_engine):
+    copies, report = await broadcast(make_app, sqlite_engine, answer_after=12)
 
     extra = sum(n - 1 for counts in copies.values() for n in counts.values())
     print(f"12 s answers: {extra} extra copies of {len(CHATS) * len(PARTS)} parts")
@@ -65,11 +59,12 @@ async def test_answers_after_12_seconds_bring_no_duplicate(make_app, engine):
 
 
 async def test_answers_slower_than_the_timeout_bring_one_extra_copy_at_most_recorded_as_such(
-    make_app, engine
+    make_app, sqlite_engine
 ):
-    copies, report = await broadcast(make_app, engine, answer_after=2 * SEND_TIMEOUT)
+    copies, report = await broadcast(make_app, sqlite_engine, answer_after=2 * SEND_TIMEOUT)
 
     parts = len(CHATS) * len(PARTS)
     assert all(set(counts.values()) == {2} for counts in copies.values())  # sent twice, not 3×
     assert report == DrainReport(delivered=len(CHATS), unconfirmed=parts)
-    assert unknown_outcomes(engine) == Counter({2: parts})  # each recorded as unanswered twice
+    # Each recorded as unanswered twice.
+    assert unknown_outcomes(sqlite_engine) == Counter({2: parts})

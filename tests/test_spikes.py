@@ -13,7 +13,6 @@ from sqlmodel import Session
 
 from digests.catalog import TopicDef
 from digests.momentum import window_bounds
-from digests.papers import PaperRecord
 from digests.spikes import (
     SpikeMemory,
     SpikeSettings,
@@ -28,6 +27,7 @@ from digests.spikes import (
 )
 from digests.store import repo
 from digests.store.models import SpikeState, Topic
+from tests.papers import paper_record
 
 VOLUME = 10_000  # all new papers per 28 days, unless a test says otherwise
 T0 = datetime(2026, 9, 14, 6, 0, tzinfo=UTC)
@@ -302,15 +302,7 @@ def topic(slug: str) -> TopicDef:
 
 def add_papers(session: Session, day: date, count: int, topic_ids=()) -> None:
     records = [
-        PaperRecord(
-            arxiv_id=f"2609.{next(_serial):05d}",
-            version=1,
-            title="A paper",
-            abstract="An abstract.",
-            authors=("Ada Lovelace",),
-            categories=("cs.LG",),
-            published=datetime.combine(day, time(12), tzinfo=UTC),
-        )
+        paper_record(next(_serial), datetime.combine(day, time(12), tzinfo=UTC))
         for _ in range(count)
     ]
     new = repo.upsert_papers(session, records, now=NOW).new

@@ -79,13 +79,15 @@ async def test_a_platform_unreachable_at_start_is_retried_until_it_answers(
         try:
             with caplog.at_level(logging.WARNING, logger="digestbot"):
                 await asyncio.wait_for(runtime.start(), 10)  # returns: nothing to connect to
-                await runtime.tick()  # plans the digest, which cannot go out yet
+                await runtime.lead()  # plans the digest, which cannot go out yet
+                await runtime.drain()
                 assert await wait_until(lambda: len(ours(caplog)) >= 2, 5)
             assert platform not in runtime.dispatcher.senders
             fake = await serve_platform(platform, port)
             try:
                 assert await wait_until(lambda: platform in runtime.dispatcher.senders, 15)
-                await runtime.tick()
+                await runtime.lead()
+                await runtime.drain()
                 assert received(platform, fake) >= 1
             finally:
                 await runtime.stop()

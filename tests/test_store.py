@@ -2,33 +2,30 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import multiprocessing
+import subprocess
+import sys
 from datetime import UTC, date, datetime, timedelta
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Barrier
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import select
+from alembic.script import ScriptDirectory
+from sqlalchemy import select, text
 from sqlmodel import Session, SQLModel
 
-from digests.papers import PaperRecord
 from digests.store import repo
-from digests.store.engine import upgrade_schema
-from digests.store.models import Paper, PaperTopic, Topic
+from digests.store.engine import (
+    MIGRATIONS_DIR,
+    newest_migration,
+    open_engine,
+    upgrade_schema,
+)
+from digests.store.models import IngestState, Paper, PaperTopic, Topic
+from tests.papers import paper_record
 
 NOW = datetime(2026, 9, 28, 21, 0, tzinfo=UTC)
-
-
-def record(arxiv_id: str = "2609.00001", **changes) -> PaperRecord:
-    base = PaperRecord(
-        arxiv_id=arxiv_id,
-        version=1,
-        title="Agents that learn from terminal feedback",
-        abstract="We train language agents with reinforcement learning.",
-        authors=("Ada Lovelace", "Alan Turing"),
-        categories=("cs.LG", "cs.AI"),
-        published=datetime(2026, 9, 20, 17, 0, tzinfo=UTC),
-    )
-    return replace(base, **changes)
 
 
 def add_topic(session: Session, slug: str) -> int:
@@ -42,6 +39,58 @@ def test_migrations_apply_twice_without_error(engine):
     assert upgrade_schema(engine) == upgrade_schema(engine) == "0002"
 
 
+def upgrade_together(url: str, start: Barrier, revisions: Queue) -> None:
+    """One replica starting: connect, wait for the others, then migrate."""
+    engine = open_engine(url)
+    start.wait()
+    try:
+        revisions.put(upgrade_schema(engine))
+    except Exception as exc:
+        revisions.put(repr(exc))
+    finally:
+        engine.dispose()
+
+
+def test_replicas_migrating_a_fresh_database_together_take_turns(database_url):
+    processes = multiprocessing.get_context("spawn")
+    start, revisions = processes.Barrier(3), processes.Queue()
+    replicas = [
+        processes.Process(target=upgrade_together, args=(database_url, start, revisions))
+        for _ in range(3)
+    ]
+    for replica in replicas:
+        replica.start()
+    outcomes = [revisions.get(timeout=120) for _ in replicas]
+    for replica in replicas:
+        replica.join()
+
+    head = ScriptDirectory(str(MIGRATIONS_DIR)).get_current_head()
+    assert outcomes == [head] * 3
+    engine = open_engine(database_url)
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).all() == [
+            (head,)
+        ]
+    engine.dispose()
+
+
+def test_migration_files_are_named_after_their_revision_so_the_head_is_known_without_alembic():
+    assert newest_migration() == ScriptDirectory(str(MIGRATIONS_DIR)).get_current_head()
+
+
+def test_starting_on_a_database_already_at_head_does_not_load_alembic(engine, database_url):
+    # Alembic's modules cost an idle bot 11 MiB; they are only needed when there is work.
+    check = (
+        "import sys\n"
+        "from digests.store.engine import open_engine, upgrade_schema\n"
+        f"print(upgrade_schema(open_engine({database_url!r})), 'alembic' in sys.modules)\n"
+    )
+    started = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert started.stdout.split() == [newest_migration(), "False"]
+
+
 def test_the_migrated_schema_is_exactly_the_models(engine):
     with engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), SQLModel.metadata) == []
@@ -49,17 +98,17 @@ def test_the_migrated_schema_is_exactly_the_models(engine):
 
 def test_ingesting_the_same_paper_twice_stores_one_row(engine):
     with Session(engine) as session:
-        first = repo.upsert_papers(session, [record()], now=NOW)
-        second = repo.upsert_papers(session, [record()], now=NOW)
+        first = repo.upsert_papers(session, [paper_record()], now=NOW)
+        second = repo.upsert_papers(session, [paper_record()], now=NOW)
         session.commit()
         assert (len(first.new), len(second.new), second.unchanged) == (1, 0, 1)
         assert repo.paper_count(session) == 1
 
 
 def test_a_new_version_updates_the_row_and_keeps_the_first_version_date(engine):
-    v2 = record(version=2, title="Revised title", published=datetime(2026, 9, 25, tzinfo=UTC))
+    v2 = paper_record(version=2, title="Revised title", published=datetime(2026, 9, 25, tzinfo=UTC))
     with Session(engine) as session:
-        repo.upsert_papers(session, [record()], now=NOW)
+        repo.upsert_papers(session, [paper_record()], now=NOW)
         result = repo.upsert_papers(session, [v2], now=NOW)
         session.commit()
         paper = session.exec(select(Paper)).scalars().one()
@@ -73,20 +122,20 @@ def test_a_new_version_updates_the_row_and_keeps_the_first_version_date(engine):
 
 def test_an_older_version_never_overwrites_a_newer_one(engine):
     with Session(engine) as session:
-        repo.upsert_papers(session, [record(version=3, title="v3")], now=NOW)
-        result = repo.upsert_papers(session, [record(version=1, title="v1")], now=NOW)
+        repo.upsert_papers(session, [paper_record(version=3, title="v3")], now=NOW)
+        result = repo.upsert_papers(session, [paper_record(version=1, title="v1")], now=NOW)
         paper = session.exec(select(Paper)).scalars().one()
     assert (result.unchanged, paper.title) == (1, "v3")
 
 
 def test_a_newer_version_without_a_doi_or_journal_reference_keeps_the_stored_ones(engine):
-    published = record(
+    published = paper_record(
         doi="10.1093/bioinformatics/btac431",
         journal_ref="Bioinformatics 38 (2022)",
         comment="12 pages",
         affiliations=("Duke University",),
     )
-    bare_v2 = record(version=2, title="Revised title")  # as a listing's replacement reads
+    bare_v2 = paper_record(version=2, title="Revised title")  # as a listing's replacement reads
     with Session(engine) as session:
         repo.upsert_papers(session, [published], now=NOW)
         repo.upsert_papers(session, [bare_v2], now=NOW)
@@ -103,8 +152,8 @@ def test_a_newer_version_without_a_doi_or_journal_reference_keeps_the_stored_one
 
 def test_a_newer_version_with_its_own_doi_replaces_the_stored_one(engine):
     with Session(engine) as session:
-        repo.upsert_papers(session, [record(doi="10.1000/preprint")], now=NOW)
-        repo.upsert_papers(session, [record(version=2, doi="10.1000/journal")], now=NOW)
+        repo.upsert_papers(session, [paper_record(doi="10.1000/preprint")], now=NOW)
+        repo.upsert_papers(session, [paper_record(version=2, doi="10.1000/journal")], now=NOW)
         session.commit()
         assert session.exec(select(Paper.doi)).scalars().one() == "10.1000/journal"
 
@@ -112,7 +161,7 @@ def test_a_newer_version_with_its_own_doi_replaces_the_stored_one(engine):
 def test_hostile_and_huge_text_is_stored_unchanged(engine):
     title = "<script>alert(1)</script> @everyone &amp; $\\pi$ 🚀 " + "x" * 10_000
     with Session(engine) as session:
-        repo.upsert_papers(session, [record(title=title)], now=NOW)
+        repo.upsert_papers(session, [paper_record(title=title)], now=NOW)
         session.commit()
         assert session.exec(select(Paper.title)).scalars().one() == title
 
@@ -120,7 +169,7 @@ def test_hostile_and_huge_text_is_stored_unchanged(engine):
 def test_retagging_keeps_the_time_a_paper_was_first_tagged(engine):
     later = NOW + timedelta(days=30)
     with Session(engine) as session:
-        paper_id = next(iter(repo.upsert_papers(session, [record()], now=NOW).new))
+        paper_id = next(iter(repo.upsert_papers(session, [paper_record()], now=NOW).new))
         topic_id = add_topic(session, "agentic-rl")
         day = {paper_id: date(2026, 9, 20)}
         assert repo.write_tags(session, {paper_id: [(topic_id, 0.5, "rules")]}, day, now=NOW) == 1
@@ -131,7 +180,7 @@ def test_retagging_keeps_the_time_a_paper_was_first_tagged(engine):
 
 def test_retagging_removes_rule_tags_but_keeps_upstream_tags(engine):
     with Session(engine) as session:
-        paper_id = next(iter(repo.upsert_papers(session, [record()], now=NOW).new))
+        paper_id = next(iter(repo.upsert_papers(session, [paper_record()], now=NOW).new))
         rl, agents = add_topic(session, "rl"), add_topic(session, "agents")
         day = {paper_id: date(2026, 9, 20)}
         repo.write_tags(
@@ -144,7 +193,7 @@ def test_retagging_removes_rule_tags_but_keeps_upstream_tags(engine):
 
 def test_daily_counts_count_a_paper_once_per_topic_whatever_the_sources(engine):
     with Session(engine) as session:
-        paper_id = next(iter(repo.upsert_papers(session, [record()], now=NOW).new))
+        paper_id = next(iter(repo.upsert_papers(session, [paper_record()], now=NOW).new))
         topic_id = add_topic(session, "rl")
         tags = {paper_id: [(topic_id, 0.5, "rules"), (topic_id, 1.0, "upstream")]}
         repo.write_tags(session, tags, {paper_id: date(2026, 9, 20)}, now=NOW)
@@ -155,9 +204,9 @@ def test_daily_counts_count_a_paper_once_per_topic_whatever_the_sources(engine):
 
 
 def test_tagged_papers_skips_old_papers_swept_in_by_a_later_tagging(engine):
-    old = record("2601.00001", published=datetime(2026, 1, 5, tzinfo=UTC))
+    old = paper_record(arxiv_id="2601.00001", published=datetime(2026, 1, 5, tzinfo=UTC))
     with Session(engine) as session:
-        result = repo.upsert_papers(session, [record(), old], now=NOW)
+        result = repo.upsert_papers(session, [paper_record(), old], now=NOW)
         topic_id = add_topic(session, "rl")
         tags = {pid: [(topic_id, 0.7, "rules")] for pid in result.new}
         days = {pid: rec.first_version_date for pid, rec in result.new.items()}
@@ -178,4 +227,4 @@ def test_an_ingest_cursor_survives_a_new_session(engine):
         session.commit()
     with Session(engine) as session:
         assert repo.load_state(session, "backfill") == {"start": 4000}
-        assert repo.state_row(session, "backfill").last_success_at == NOW
+        assert session.get(IngestState, "backfill").last_success_at == NOW

@@ -53,7 +53,7 @@ ADMIN, MEMBER = 7, 8
 RL = "rl-for-llm-agents"
 STICKER = {"file_id": "s", "file_unique_id": "s", "type": "regular", "width": 1, "height": 1}
 STICKER |= {"is_animated": False, "is_video": False}
-YOU = Caller(platform="telegram", chat_id=str(PRIVATE), user_id=str(PRIVATE))
+YOU = Caller(platform="telegram", chat_id=str(PRIVATE))
 PNG = b"\x89PNG\r\n\x1a\n"
 HOSTILE = "<b>bold</b> & <script>x</script> @channel /start@digest_test_bot"
 
@@ -62,11 +62,6 @@ HOSTILE = "<b>bold</b> & <script>x</script> @channel /start@digest_test_bot"
 def timedelta_retry_after(monkeypatch: pytest.MonkeyPatch) -> None:
     # PTB 22 warns on its int retry_after; this opts into the timedelta it will return in 23.
     monkeypatch.setenv("PTB_TIMEDELTA", "true")
-
-
-@pytest.fixture
-def engine(sqlite_engine: Engine) -> Engine:
-    return sqlite_engine  # the live-client tests need one backend only
 
 
 def advancing_clock() -> Callable[[], datetime]:
@@ -128,15 +123,15 @@ async def start_bot(
 
 
 @pytest.fixture
-async def bot(make_app: Callable[..., App], engine: Engine) -> AsyncIterator[Bot]:
+async def bot(make_app: Callable[..., App], sqlite_engine: Engine) -> AsyncIterator[Bot]:
     async with FakeTelegram(flood=FloodLimits().scaled(50)) as tg:
         tg.add_chat(PRIVATE)
         tg.add_chat(GROUP, "supergroup", "ML reading group", admins={ADMIN: "administrator"})
         tg.add_chat(FORUM, "supergroup", "Agents forum", is_forum=True, admins={ADMIN: "creator"})
         tg.add_chat(CHANNEL, "channel", "Paper channel")
-        adapter, services = await start_bot(make_app, tg, engine)
+        adapter, services = await start_bot(make_app, tg, sqlite_engine)
         try:
-            yield Bot(tg, adapter, services, engine)
+            yield Bot(tg, adapter, services, sqlite_engine)
         finally:
             await asyncio.wait_for(adapter.stop(), 3 * WAIT)
 
@@ -207,7 +202,7 @@ async def test_a_member_pressing_an_admins_button_is_refused_and_the_buttons_sta
 
 
 async def test_a_button_for_a_topic_with_a_very_long_slug_still_works(
-    make_app: Callable[..., App], engine: Engine, tmp_path: Path
+    make_app: Callable[..., App], sqlite_engine: Engine, tmp_path: Path
 ) -> None:
     slug = "very-long-topic-" + "-".join(["segment"] * 8)  # 79 characters
     topics = tmp_path / "topics.toml"
@@ -217,9 +212,11 @@ async def test_a_button_for_a_topic_with_a_very_long_slug_still_works(
     )
     async with FakeTelegram(flood=None) as tg:
         tg.add_chat(PRIVATE)
-        adapter, services = await start_bot(make_app, tg, engine, settings={"topics_file": topics})
+        adapter, services = await start_bot(
+            make_app, tg, sqlite_engine, settings={"topics_file": topics}
+        )
         try:
-            bot = Bot(tg, adapter, services, engine)
+            bot = Bot(tg, adapter, services, sqlite_engine)
             offer = await bot.say(PRIVATE, PRIVATE, "/topics zebrafish")
             (button,) = [row[0] for row in offer["reply_markup"]["inline_keyboard"]]
             assert len(button["callback_data"].encode()) <= 64
@@ -368,24 +365,24 @@ async def test_a_group_upgrade_seen_in_the_chat_moves_its_follows_at_once(bot: B
 
 
 async def test_a_burst_to_200_chats_delivers_every_part_once_despite_flood_limits(
-    make_app: Callable[..., App], engine: Engine, catalog: Catalog
+    make_app: Callable[..., App], sqlite_engine: Engine, catalog: Catalog
 ) -> None:
     # Overall and group limits run 20 times faster; private chats keep Telegram's real pace
     # (3 at once, then 1 a second), which the client's rate limiter does not model: 429s come.
     speed = 20
     limits = FloodLimits().scaled(speed)
     limits = replace(limits, private=FloodLimits().private, retry_unit=0.05)
-    seed_papers(engine, catalog)
+    seed_papers(sqlite_engine, catalog)
     async with FakeTelegram(flood=limits) as tg:
         private = [10_000 + n for n in range(20)]
         groups = [-1_005_000 - n for n in range(180)]
         for chat in private + groups:
             tg.add_chat(chat)
         adapter, services = await start_bot(
-            make_app, tg, engine, rate_limiter=telegram_rate_limiter(speed=speed)
+            make_app, tg, sqlite_engine, rate_limiter=telegram_rate_limiter(speed=speed)
         )
         services.dispatcher.paces["telegram"] = RequestPace(30 * speed)
-        bot = Bot(tg, adapter, services, engine)
+        bot = Bot(tg, adapter, services, sqlite_engine)
         try:
             services.commands.handle(YOU, "follow", "rl for llm agents")
             parts = render_digest(services.commands.handle(YOU, "digest").digest, title="Weekly")
@@ -521,8 +518,21 @@ async def test_every_command_is_registered_in_the_menu(bot: Bot) -> None:
     assert all(1 <= len(c["description"]) <= 256 for c in commands)
 
 
+async def test_the_menu_is_start_then_the_command_table_with_each_help_text(bot: Bot) -> None:
+    (commands,) = bot.tg.commands.values()
+    table = [(command.name, command.help) for command in COMMANDS.values()]
+    start = ("start", "start here: what I can do")
+    assert [(c["command"], c["description"]) for c in commands] == [start, *table]
+
+
+async def test_start_answers_with_what_the_bot_can_do_like_help(bot: Bot) -> None:
+    started = visible(await bot.say(PRIVATE, PRIVATE, "/start"))
+    assert started == visible(await bot.say(PRIVATE, PRIVATE, "/help"))
+    assert all(f"/{name} — " in started for name in COMMANDS)
+
+
 async def test_with_a_webhook_url_updates_pushed_by_telegram_are_answered(
-    make_app: Callable[..., App], engine: Engine
+    make_app: Callable[..., App], sqlite_engine: Engine
 ) -> None:
     pytest.importorskip("tornado", reason="webhooks need python-telegram-bot[webhooks]")
     with socket.socket() as probe:
@@ -532,7 +542,7 @@ async def test_with_a_webhook_url_updates_pushed_by_telegram_are_answered(
     async with FakeTelegram(flood=None) as tg:
         tg.add_chat(PRIVATE)
         webhook = {"telegram_webhook_url": url, "telegram_webhook_listen": f"127.0.0.1:{port}"}
-        adapter, _ = await start_bot(make_app, tg, engine, settings=webhook)
+        adapter, _ = await start_bot(make_app, tg, sqlite_engine, settings=webhook)
         try:
             assert tg.webhook["url"] == url
             update = tg.inject_message(PRIVATE, PRIVATE, "/follow rl for llm agents")

@@ -40,7 +40,7 @@ def real_papers() -> list[tuple[str, str, list[str]]]:
 
 
 def test_a_paper_is_read_with_exactly_the_terms_training_counted(model, real_papers) -> None:
-    columns = {term: number for number, term in enumerate(model._vocabulary)}
+    columns = {term: number for number, term in enumerate(model.vocabulary)}
     for title, abstract, categories in real_papers:
         seen = [columns[t] for t in paper_terms(title, abstract, categories) if t in columns]
         expected, counts = np.unique(np.array(seen, dtype=np.intp), return_counts=True)

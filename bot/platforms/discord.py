@@ -1,8 +1,10 @@
 """Discord: slash commands in, digests out, through discord.py in the bot's own event loop.
 
-The adapter translates; the core decides. A slash command becomes a `Caller` (the channel or
-thread the command came from, its server, and whether the member may manage that channel)
-plus a command name and argument for `CommandService.handle`; its `Reply` is rendered by
+The adapter translates; the core decides. The slash commands, their options, descriptions and
+autocomplete are made from the core's command table (`digests.commands.COMMANDS`). A slash
+command becomes a `Caller` (the channel or thread the command came from, its server, and
+whether the member may manage that channel) plus a command name and argument (its options
+joined in the table's order) for `CommandService.handle`; its `Reply` is rendered by
 `discord_render`. Deliveries reach Discord through `DiscordSender`, which maps discord.py's
 errors onto the neutral `SendFailure` tree; the `Dispatcher` decides what each means.
 
@@ -20,7 +22,7 @@ in a DM with an ephemeral answer.
 from __future__ import annotations
 
 import asyncio
-import base64
+import inspect
 import io
 import logging
 from collections.abc import Callable
@@ -35,7 +37,7 @@ from bot.platforms.base import draw_chart
 from bot.platforms.discord_render import render_alert, render_digest, render_reply
 from bot.settings import Settings, SettingsError
 from digests.chart_spec import CHART_KEY
-from digests.commands import COMMANDS, FOLLOW_MODES, MAX_ARGUMENT, Caller, Reply
+from digests.commands import COMMANDS, Argument, Caller, Command, Reply
 from digests.delivery import (
     Address,
     ChatGone,
@@ -47,7 +49,6 @@ from digests.delivery import (
     SendFailure,
     Transient,
 )
-from digests.schedule import WEEKDAYS, suggest_timezones
 
 if TYPE_CHECKING:
     from digests.alerts import SpikeAlert
@@ -59,7 +60,6 @@ log = logging.getLogger(__name__)
 DEFAULT_API_URL = "https://discord.com/api/v10"
 DEFAULT_GATEWAY_URL = "wss://gateway.discord.gg"
 NO_MENTIONS = discord.AllowedMentions.none()
-PRIVATE_VIEWS = frozenset({"following", "topics", "trending", "help", "digest"})
 CHOICES_LIMIT = 25  # Discord's maximum of autocomplete choices
 CHOICE_TEXT_LIMIT = 100  # characters of a choice's name and of a string choice's value
 UNKNOWN_CHANNEL = 10003
@@ -115,8 +115,6 @@ class DiscordSender:
         """The part's chart as an upload, shown in its first embed. Where the gateway's cache
         says the bot may not attach files, MediaRefused at once: a refused upload would count
         towards Cloudflare's ban on invalid requests."""
-        if "chart_png" in payload:  # parts stored before charts were described
-            return [discord.File(io.BytesIO(base64.b64decode(payload["chart_png"])), CHART_FILE)]
         if CHART_KEY not in payload:
             return []
         cached = self.client.get_channel(channel_id)
@@ -196,8 +194,8 @@ class DigestClient(discord.Client):
         )
         self.adapter = adapter
         self.tree = DigestTree(self)
-        for command in SLASH_COMMANDS:
-            self.tree.add_command(command)
+        for spec in COMMANDS.values():
+            self.tree.add_command(slash_command(spec))
 
 
 class DigestTree(app_commands.CommandTree):
@@ -231,7 +229,6 @@ def caller_of(interaction: discord.Interaction) -> Caller:
     return Caller(
         platform="discord",
         chat_id=str(interaction.channel_id),
-        user_id=str(interaction.user.id),
         chat_kind="dm" if in_dm else "group",
         chat_title=str(getattr(interaction.channel, "name", None) or ""),
         guild_id="" if in_dm else str(interaction.guild_id),
@@ -257,146 +254,82 @@ def missing_post_permissions(interaction: discord.Interaction) -> list[str]:
     return [name for name, granted in needed.items() if not granted]
 
 
-TopicText = app_commands.Range[str, 1, MAX_ARGUMENT]
+# --- slash commands, made from the core's command table --------------------------------------
 
 
-def slash(name: str, *, for_managers: bool = False) -> Callable[[Any], app_commands.Command]:
-    """A top-level slash command for servers and the bot's DMs (not group DMs).
+def slash_command(spec: Command) -> app_commands.Command:
+    """`spec` as a top-level slash command for servers and the bot's DMs (not group DMs).
 
-    `for_managers` sends Discord the hint to show it only to members with Manage Channels;
-    the core enforces it either way, since server admins may override the hint.
+    A command for admins carries Discord's hint to show it only to members with Manage
+    Channels; the core enforces it either way, since server admins may override the hint.
     """
 
-    def decorate(callback: Any) -> app_commands.Command:
-        command = app_commands.command(name=name, description=COMMANDS[name].split(":")[0])(
-            callback
-        )
-        if for_managers:
-            command = app_commands.default_permissions(manage_channels=True)(command)
-        command = app_commands.allowed_contexts(guilds=True, dms=True, private_channels=False)(
-            command
-        )
-        return app_commands.allowed_installs(guilds=True, users=False)(command)
+    async def callback(interaction: discord.Interaction, **options: Any) -> None:
+        await adapter_of(interaction).run(interaction, spec, options)
 
-    return decorate
-
-
-@slash("follow", for_managers=True)
-@app_commands.describe(
-    topic="Start typing: matching topics are offered",
-    how_often="weekly digest (the default), daily, or instant after each arXiv update",
-)
-@app_commands.choices(how_often=[app_commands.Choice(name=m, value=m) for m in FOLLOW_MODES])
-async def follow(
-    interaction: discord.Interaction, topic: TopicText, how_often: str | None = None
-) -> None:
-    argument = f"{topic} {how_often}" if how_often else topic
-    await adapter_of(interaction).run(interaction, "follow", argument)
+    # discord.py makes a command's options from its callback's signature.
+    callback.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_ONLY)]
+        + [option_parameter(argument) for argument in spec.arguments]
+    )
+    described = {argument.name: argument.description for argument in spec.arguments}
+    offered = {
+        argument.name: [app_commands.Choice(name=c.label, value=c.value) for c in argument.choices]
+        for argument in spec.arguments
+        if argument.choices
+    }
+    callback = app_commands.choices(**offered)(app_commands.describe(**described)(callback))
+    command = app_commands.command(name=spec.name, description=spec.summary)(callback)
+    for argument in spec.arguments:
+        if argument.suggest is not None:
+            command.autocomplete(argument.name)(suggestions_for(argument))
+    if spec.admins_only:
+        command = app_commands.default_permissions(manage_channels=True)(command)
+    command = app_commands.allowed_contexts(guilds=True, dms=True, private_channels=False)(command)
+    return app_commands.allowed_installs(guilds=True, users=False)(command)
 
 
-@slash("unfollow", for_managers=True)
-@app_commands.describe(topic="One of the topics this channel follows")
-async def unfollow(interaction: discord.Interaction, topic: TopicText) -> None:
-    await adapter_of(interaction).run(interaction, "unfollow", topic)
-
-
-@slash("following")
-async def following(interaction: discord.Interaction) -> None:
-    await adapter_of(interaction).run(interaction, "following")
-
-
-@slash("topics")
-@app_commands.describe(query="Words to search for, e.g. memory")
-async def topics(interaction: discord.Interaction, query: TopicText = "") -> None:
-    await adapter_of(interaction).run(interaction, "topics", query)
-
-
-@slash("trending")
-async def trending(interaction: discord.Interaction) -> None:
-    await adapter_of(interaction).run(interaction, "trending")
-
-
-@slash("digest")
-async def digest(interaction: discord.Interaction) -> None:
-    await adapter_of(interaction).send_digest(interaction)
-
-
-@slash("schedule", for_managers=True)
-@app_commands.describe(
-    weekday="The day the digest comes",
-    time="Local time of day, HH:MM (24 hours)",
-    timezone="An IANA timezone such as Europe/Berlin; start typing",
-)
-@app_commands.choices(weekday=[app_commands.Choice(name=d.title(), value=d) for d in WEEKDAYS])
-async def schedule(
-    interaction: discord.Interaction,
-    weekday: str,
-    time: app_commands.Range[str, 1, 20],
-    timezone: app_commands.Range[str, 1, 64],
-) -> None:
-    # IANA names never contain spaces; "New York" means "New_York".
-    zone = "_".join(timezone.split())
-    await adapter_of(interaction).run(interaction, "schedule", f"{weekday} {time} {zone}")
-
-
-@slash("alerts", for_managers=True)
-@app_commands.describe(state="on or off", role="A role to mention when a topic spikes")
-@app_commands.choices(state=[app_commands.Choice(name=s, value=s) for s in ("on", "off")])
-async def alerts(
-    interaction: discord.Interaction, state: str, role: discord.Role | None = None
-) -> None:
-    adapter = adapter_of(interaction)
-    if role is None:
-        await adapter.run(interaction, "alerts", state)
-    elif interaction.guild_id is None:
-        await answer_privately(
-            interaction, "Roles exist only in servers; say /alerts on without a role here."
-        )
-    elif role.id == interaction.guild_id:
-        await answer_privately(
-            interaction, "Pick a role other than @everyone; nothing was changed."
-        )
+def option_parameter(argument: Argument) -> inspect.Parameter:
+    """The callback parameter discord.py makes `argument`'s option from."""
+    if argument.kind == "role":
+        annotation: Any = discord.Role
+    elif argument.choices:
+        annotation = str
     else:
-        await adapter.run(interaction, "alerts", f"{state} {role.id}")
+        annotation = app_commands.Range[str, 1, argument.max_length]
+    default = inspect.Parameter.empty if argument.required else None
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    return inspect.Parameter(argument.name, keyword, annotation=annotation, default=default)
 
 
-@slash("help")
-async def help_command(interaction: discord.Interaction) -> None:
-    await adapter_of(interaction).run(interaction, "help")
+def suggestions_for(argument: Argument) -> Callable[..., Any]:
+    async def suggestions(
+        interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await adapter_of(interaction).suggestions(interaction, argument, current)
+
+    return suggestions
 
 
-@follow.autocomplete("topic")
-async def _catalog_choices(
-    interaction: discord.Interaction, current: str
-) -> list[app_commands.Choice[str]]:
-    return adapter_of(interaction).topic_choices(current)
-
-
-@unfollow.autocomplete("topic")
-async def _followed_choices(
-    interaction: discord.Interaction, current: str
-) -> list[app_commands.Choice[str]]:
-    return await adapter_of(interaction).followed_choices(interaction, current)
-
-
-@schedule.autocomplete("timezone")
-async def _timezone_choices(
-    interaction: discord.Interaction, current: str
-) -> list[app_commands.Choice[str]]:
-    return [choice(zone, zone) for zone in suggest_timezones(current, limit=CHOICES_LIMIT)]
-
-
-SLASH_COMMANDS = (
-    follow,
-    unfollow,
-    following,
-    topics,
-    trending,
-    digest,
-    schedule,
-    alerts,
-    help_command,
-)
+def option_words(
+    interaction: discord.Interaction, spec: Command, options: dict[str, Any]
+) -> list[str] | str:
+    """The options as the words typed after the command, in the table's order (a role by its
+    id), or why a role cannot be used here."""
+    words: list[str] = []
+    for argument in spec.arguments:
+        value = options.get(argument.name)
+        if value is None:
+            continue
+        if argument.kind == "role":  # in a DM discord.py has only its id, no Role
+            if interaction.guild_id is None:
+                typed = " ".join([f"/{spec.name}", *words])
+                return f"Roles exist only in servers; say {typed} without a role here."
+            if value.id == interaction.guild_id:
+                return "Pick a role other than @everyone; nothing was changed."
+            value = str(value.id)
+        words.append("_".join(value.split()) if argument.one_word else value)
+    return words
 
 
 def choice(label: str, value: str) -> app_commands.Choice[str]:
@@ -502,13 +435,23 @@ class DiscordAdapter:
 
     # --- commands ----------------------------------------------------------------------------
 
-    async def run(self, interaction: discord.Interaction, command: str, argument: str = "") -> None:
-        """Run a core command for this interaction and answer it."""
+    async def run(
+        self, interaction: discord.Interaction, spec: Command, options: dict[str, Any]
+    ) -> None:
+        """Run a core command for this slash command and answer it."""
+        words = option_words(interaction, spec, options)
+        if isinstance(words, str):
+            await answer_privately(interaction, words)
+            return
         caller = caller_of(interaction)
-        reply = await self.handle_in_time(interaction, caller, command, argument)
-        if command == "follow" and reply.ok and (missing := missing_post_permissions(interaction)):
+        reply = await self.handle_in_time(interaction, caller, spec.name, " ".join(words))
+        if reply.digest is not None and reply.ok:
+            await self.post_digest(interaction, caller, reply)
+            return
+        missing = missing_post_permissions(interaction) if spec.name == "follow" else []
+        if reply.ok and missing:
             reply.notes.append(f"I can't post digests here yet: I need {', '.join(missing)}.")
-        await self.answer(interaction, command, reply)
+        await self.answer(interaction, spec, reply)
 
     async def handle_in_time(
         self, interaction: discord.Interaction, caller: Caller, command: str, argument: str
@@ -522,9 +465,10 @@ class DiscordAdapter:
             await interaction.response.defer(ephemeral=True, thinking=True)
             return await work
 
-    async def answer(self, interaction: discord.Interaction, command: str, reply: Reply) -> None:
+    async def answer(self, interaction: discord.Interaction, spec: Command, reply: Reply) -> None:
         content, embeds = render_reply(reply)
-        private = reply.private or not reply.ok or command in PRIVATE_VIEWS
+        # What admins change is news for the channel; every other answer is for the asker.
+        private = reply.private or not reply.ok or not spec.admins_only
         send = {"embeds": embeds, "allowed_mentions": NO_MENTIONS}
         if not interaction.response.is_done():
             await interaction.response.send_message(content, ephemeral=private, **send)
@@ -535,13 +479,11 @@ class DiscordAdapter:
             await interaction.followup.send("Done.", ephemeral=True)
             await interaction.followup.send(content, **send)
 
-    async def send_digest(self, interaction: discord.Interaction) -> None:
-        """/digest: an ephemeral "sending…", the digest posted to the channel, then the outcome."""
-        caller = caller_of(interaction)
-        reply = await self.handle_in_time(interaction, caller, "digest", "")
-        if reply.digest is None or not reply.ok:
-            await self.answer(interaction, "digest", reply)
-            return
+    async def post_digest(
+        self, interaction: discord.Interaction, caller: Caller, reply: Reply
+    ) -> None:
+        """A reply with a digest (/digest): an ephemeral "sending…", the digest posted to the
+        channel, then the outcome."""
         await answer_privately(interaction, "Sending this channel's digest…")
         stored = await self.services.send_digest_now(caller, reply.digest)
         outcome = await asyncio.to_thread(self.services.manual_digest_outcome, caller)
@@ -556,18 +498,15 @@ class DiscordAdapter:
             text = "Discord did not take the digest yet; I will keep trying."
         await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
-    def topic_choices(self, current: str) -> list[app_commands.Choice[str]]:
-        found = self.services.commands.complete_topics(current, limit=CHOICES_LIMIT)
-        return [choice(c.label, c.value) for c in found]
-
-    async def followed_choices(
-        self, interaction: discord.Interaction, current: str
+    async def suggestions(
+        self, interaction: discord.Interaction, argument: Argument, current: str
     ) -> list[app_commands.Choice[str]]:
-        complete = self.services.commands.complete_followed
+        suggest = self.services.commands.suggest
         caller = caller_of(interaction)
         try:
             found = await asyncio.wait_for(
-                asyncio.to_thread(complete, caller, current, CHOICES_LIMIT), self.reply_budget
+                asyncio.to_thread(suggest, caller, argument, current, CHOICES_LIMIT),
+                self.reply_budget,
             )
         except TimeoutError:
             return []  # better an empty list than an autocomplete Discord gave up on

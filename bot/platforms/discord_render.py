@@ -1,11 +1,14 @@
-"""Digests and command replies as Discord messages with embeds.
+"""Digests, spike alerts and command replies as Discord messages with embeds.
+
+Digests and alerts are laid out by `digests.render`, as on every platform; `DiscordMarkdown`
+writes that layout in Discord's markdown and `_Packer` puts its blocks into embeds.
 
 A digest payload is JSON, stored with its delivery before anything is sent:
 `{"content": str | None, "embeds": [embed.to_dict(), ...]}`; the sender rebuilds the embeds
 with `discord.Embed.from_dict`. A spike alert may add `"mention_role_id": "123"`, the one role
 the sender then allows to be pinged; nothing else ever pings anyone.
 
-Layout: the first message's content is the digest's heading; each followed topic is an embed
+Packing: the first message's content is the digest's heading; each followed topic is an embed
 titled with its name, whose description holds the momentum line, the sparkline and the papers.
 A topic that outgrows an embed (or the message) continues in another embed titled
 "NAME (continued)". Papers are never split; every limit below is checked while packing.
@@ -30,22 +33,16 @@ from dataclasses import dataclass, field
 import discord
 from discord.utils import escape_markdown, escape_mentions
 
-from digests.alerts import SpikeAlert, alert_chart, headline
+from digests.alerts import SpikeAlert, alert_chart
 from digests.chart_spec import CHART_KEY, digest_chart
 from digests.commands import Reply
-from digests.compose import Digest, DigestEntry, DigestSection
-from digests.momentum import sparkline
-from digests.papers import abs_url
-from digests.render_text import clean_text, long_date, period_text
-from digests.spikes import evidence_text, shares_text
+from digests.compose import Digest
+from digests.render import alert_layout, clean_text, digest_layout, link_url
+from digests.render import utf16_size as size
 
 CONTENT_LIMIT = 2000
 TITLE_LIMIT = 256
 DESCRIPTION_LIMIT = 4096
-FIELDS_LIMIT = 25
-FIELD_NAME_LIMIT = 256
-FIELD_VALUE_LIMIT = 1024
-FOOTER_LIMIT = 2048
 MESSAGE_EMBED_CHARS = 6000  # title, description, fields, footer and author of every embed
 MESSAGE_EMBEDS = 10
 URL_LIMIT = 300
@@ -54,27 +51,6 @@ COLOR = 0x4F7DF3
 ZWSP = "\u200b"
 # "<@id>", "<@&id>", "<#id>", "</cmd:id>", "<:emoji:id>", "<t:time>": Discord's inline syntax.
 _MENTION_SYNTAX = re.compile(r"<(?=[@#/:]|a:|t:)")
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How much of each paper field is shown, in characters before escaping."""
-
-    title: int
-    authors: int
-    gist: int
-    name: int
-    also_in: int  # topic names shown
-
-
-FULL = Limits(title=300, authors=200, gist=220, name=120, also_in=5)
-# Even if every character were escaped, a compact paper stays far below an embed's description.
-COMPACT = Limits(title=120, authors=80, gist=100, name=40, also_in=2)
-
-
-def size(text: str) -> int:
-    """Length in UTF-16 code units: the stricter of the two ways to count characters."""
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
 
 
 def defuse_mentions(text: str) -> str:
@@ -87,11 +63,10 @@ def markdown_safe(text: str, limit: int) -> str:
     return defuse_mentions(escape_markdown(clean_text(text, limit)))
 
 
-def link_text(text: str, limit: int) -> str:
-    """Text for the inside of `[...](url)`: no brackets, no URL, no markdown."""
-    cleaned = clean_text(text, limit).replace("[", "(").replace("]", ")")
-    cleaned = cleaned.replace("://", ":" + ZWSP + "//")
-    return defuse_mentions(escape_markdown(cleaned, ignore_links=False))
+def link_text(text: str) -> str:
+    """Clean text for the inside of `[...](url)`: no brackets, no URL, no markdown."""
+    text = text.replace("[", "(").replace("]", ")").replace("://", ":" + ZWSP + "//")
+    return defuse_mentions(escape_markdown(text, ignore_links=False))
 
 
 def link_target(url: str, arxiv_id: str) -> str:
@@ -99,11 +74,37 @@ def link_target(url: str, arxiv_id: str) -> str:
 
     Parentheses are percent-encoded: a ")" would end the link's target early.
     """
-    url = url.strip()
-    plain = url.startswith(("https://", "http://")) and len(url) <= URL_LIMIT
-    plain = plain and url.isprintable() and not any(c.isspace() or c in "<>" for c in url)
-    chosen = url if plain else abs_url(clean_text(arxiv_id, 60).replace(" ", ""))
+    chosen = link_url(url, arxiv_id, URL_LIMIT, refused="<>")
     return chosen.replace("(", "%28").replace(")", "%29")
+
+
+class DiscordMarkdown:
+    """The `Markup` of Discord's markdown, in embed descriptions and message content."""
+
+    indent: str = ""
+    # A block of at most half a description leaves room for the topic's other papers.
+    block_limit: int | None = DESCRIPTION_LIMIT // 2
+
+    def escape(self, text: str) -> str:
+        return defuse_mentions(escape_markdown(text))
+
+    def strong(self, markup: str) -> str:
+        return f"**{markup}**"
+
+    def aside(self, markup: str) -> str:
+        return f"*{markup}*"
+
+    def topic_line(self, name: str) -> str:
+        return ""  # the title of the topic's embed
+
+    def linked_title(self, number: int, title: str, url: str, arxiv_id: str) -> list[str]:
+        return [self.strong(f"{number}. [{link_text(title)}]({link_target(url, arxiv_id)})")]
+
+    def more(self, count: int) -> str:
+        return self.aside(f"+{count:,} more in this topic")
+
+
+MARKUP = DiscordMarkdown()
 
 
 # --- digests ---------------------------------------------------------------------------------
@@ -111,69 +112,17 @@ def link_target(url: str, arxiv_id: str) -> str:
 
 def render_digest(digest: Digest, *, title: str) -> list[dict]:
     """The digest as message payloads, each within every Discord limit, in reading order."""
+    layout = digest_layout(digest, title, MARKUP)
     packer = _Packer()
-    for section in digest.sections:
-        name = markdown_safe(section.topic.name, FULL.name) or "Topic"
-        for piece in _section_pieces(section):
-            packer.add(name, piece)
+    for section in layout.sections:
+        for block in section.blocks:
+            packer.add(section.name, block)
         packer.end_section()
     payloads = packer.payloads()
-    payloads[0]["content"] = _heading(digest, title)
+    payloads[0]["content"] = " · ".join(layout.heading)
     if chart := digest_chart(digest):  # shown in the first embed (see DiscordSender)
         payloads[0][CHART_KEY] = chart
     return payloads
-
-
-def _heading(digest: Digest, title: str) -> str:
-    count, topics = digest.paper_count, len(digest.sections)
-    papers = "1 new paper" if count == 1 else f"{count:,} new papers"
-    followed = "1 followed topic" if topics == 1 else f"{topics:,} followed topics"
-    period = period_text(digest.period_start, digest.period_end)
-    name = markdown_safe(title, 200) or "Research digest"
-    return f"**{name}** · {period} · {papers} in {followed}"
-
-
-def _section_pieces(section: DigestSection) -> list[str]:
-    """The topic's header, then one piece per paper; pieces are never split."""
-    header = (
-        f"{markdown_safe(section.momentum.line, 500)}\n"
-        f"Last 12 weeks: {markdown_safe(section.sparkline, 100)}"
-    )
-    if not section.entries:
-        return [f"{header}\n\n*No new papers in this period.*"]
-    pieces = [header]
-    last = len(section.entries)
-    for number, entry in enumerate(section.entries, start=1):
-        more = section.more if number == last else 0
-        piece = paper_block(number, entry, FULL, more)
-        if size(piece) > DESCRIPTION_LIMIT // 2:
-            piece = paper_block(number, entry, COMPACT, more)
-        pieces.append(piece)
-    return pieces
-
-
-def paper_block(number: int, entry: DigestEntry, limits: Limits, more: int = 0) -> str:
-    """One paper: linked title, authors · date · category, also-in topics, gist."""
-    paper = entry.paper
-    title = link_text(paper.title, limits.title) or link_text(paper.arxiv_id, 40) or "paper"
-    meta = [
-        markdown_safe(entry.authors_line, limits.authors),
-        long_date(paper.published),
-        markdown_safe(paper.primary_category, 40),
-    ]
-    lines = [
-        f"**{number}. [{title}]({link_target(paper.url, paper.arxiv_id)})**",
-        " · ".join(part for part in meta if part),
-    ]
-    if entry.also_in:
-        names = [markdown_safe(name, limits.name) for name in entry.also_in[: limits.also_in]]
-        hidden = len(entry.also_in) - len(names)
-        lines.append(f"*also in: {', '.join(names)}{f' +{hidden}' if hidden else ''}*")
-    if gist := markdown_safe(entry.gist, limits.gist):
-        lines.append(gist)
-    if more:
-        lines.append(f"*+{more:,} more in this topic*")
-    return "\n".join(lines)
 
 
 @dataclass
@@ -230,19 +179,13 @@ class _Packer:
 def render_alert(alert: SpikeAlert, *, mention_role_id: str = "") -> list[dict]:
     """A spike alert: its headline as content (pinging the chosen role, if any) and an embed
     with the evidence, sparkline and the papers driving the rise."""
-    decision = alert.decision
-    name = markdown_safe(alert.topic.name, FULL.name) or "Topic"
-    evidence = (
-        f"Share of all new papers {shares_text(decision)}; {evidence_text(decision)}\n"
-        f"Last 12 weeks: {sparkline([week.count for week in alert.momentum.weekly])}"
-    )
+    layout = alert_layout(alert, MARKUP)
     packer = _Packer()
-    packer.add(f"{name} is spiking", markdown_safe(evidence, 500))
-    for number, entry in enumerate(alert.papers, start=1):
-        packer.add(f"{name} is spiking", paper_block(number, entry, FULL))
+    for block in layout.blocks:
+        packer.add(f"{layout.name} is spiking", block)
     payloads = packer.payloads()
     role = f"<@&{mention_role_id}> " if mention_role_id.isdigit() else ""
-    payloads[0]["content"] = f"{role}**Spike:** {markdown_safe(headline(alert), 500)}"
+    payloads[0]["content"] = role + layout.headline
     payloads[0][CHART_KEY] = alert_chart(alert)
     if role:
         payloads[0]["mention_role_id"] = mention_role_id

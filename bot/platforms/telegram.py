@@ -19,7 +19,6 @@ The PTB `Application` runs inside digestbot's own event loop (initialize/start/u
 from __future__ import annotations
 
 import asyncio
-import base64
 import datetime as dtm
 import logging
 import time
@@ -68,7 +67,7 @@ from bot.platforms.base import draw_chart
 from bot.settings import Settings, SettingsError
 from digests.alerts import SpikeAlert
 from digests.chart_spec import CHART_KEY
-from digests.commands import COMMANDS, MUTATING, Caller, Reply
+from digests.commands import COMMANDS, Caller, Reply
 from digests.compose import Digest
 from digests.delivery import (
     SEND_TIMEOUT,
@@ -95,7 +94,8 @@ CHAT_KINDS = {
 }
 ADMIN_STATUSES = frozenset((ChatMember.ADMINISTRATOR, ChatMember.OWNER))
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CHANNEL_POST, Update.CALLBACK_QUERY]
-START_HELP = "start here: what I can do"
+# Telegram sends /start when someone opens a chat with the bot: it answers as /help does.
+START = BotCommand("start", "start here: what I can do")
 STEP_TIMEOUT = 10.0  # seconds for each step of stop()
 # Checked first: "not enough rights to send photos" refuses the chart, not the chat.
 MEDIA_REFUSED_PHRASES = (
@@ -200,10 +200,10 @@ class TelegramSender:
             "message_thread_id": int(address.thread_id) if address.thread_id else None,
         }
         try:
-            if CHART_KEY in payload or "photo_png" in payload:  # a photo, the text its caption
+            if CHART_KEY in payload:  # a photo, the text its caption
                 message = await self.bot.send_photo(
-                    photo=await part_image(payload),
-                    caption=payload.get("text") or payload.get("caption"),
+                    photo=await draw_chart(payload[CHART_KEY]),
+                    caption=payload.get("text"),
                     parse_mode=payload.get("parse_mode"),
                     **target,
                 )
@@ -215,12 +215,6 @@ class TelegramSender:
                 raise
             raise failure from exc
         return str(message.message_id)
-
-
-async def part_image(payload: dict) -> bytes:
-    if CHART_KEY in payload:
-        return await draw_chart(payload[CHART_KEY])
-    return base64.b64decode(payload["photo_png"])  # parts stored before charts were described
 
 
 def chat_id(value: str) -> int | str:
@@ -414,8 +408,8 @@ class TelegramAdapter:
         return self.settings.telegram_webhook_secret()
 
     async def _register_commands(self) -> None:
-        commands = [BotCommand("start", START_HELP)]
-        commands += [BotCommand(name, text[:256]) for name, text in COMMANDS.items()]
+        commands = [START]
+        commands += [BotCommand(command.name, command.help[:256]) for command in COMMANDS.values()]
         try:
             await self.app.bot.set_my_commands(commands)
         except TelegramError as exc:  # the menu is a convenience; commands work without it
@@ -432,7 +426,9 @@ class TelegramAdapter:
         if parsed is None:
             return
         command, argument, addressed = parsed
-        if command not in COMMANDS and command != "start" and kind != "private" and not addressed:
+        if command == START.command:
+            command = "help"
+        if command not in COMMANDS and kind != "private" and not addressed:
             return  # most likely another bot's command in a shared group
         caller = await self._caller(message, kind, command)
         reply = await asyncio.to_thread(self.services.commands.handle, caller, command, argument)
@@ -442,16 +438,15 @@ class TelegramAdapter:
 
     async def _caller(self, message: Message, kind: str, command: str) -> Caller:
         chat = message.chat
-        user = message.from_user
+        # Only commands for admins need the admin fact; the others skip the API call.
+        for_admins = command in COMMANDS and COMMANDS[command].admins_only
         return Caller(
             platform=PLATFORM,
             chat_id=str(chat.id),
-            user_id=str(user.id) if user else "",
             thread_id=thread_of(message),
             chat_kind=kind,
             chat_title=chat.title or "",
-            # Only changes need the admin fact; other commands skip the API call.
-            can_manage=command in MUTATING and await self._can_manage(message, kind),
+            can_manage=for_admins and await self._can_manage(message, kind),
         )
 
     async def _can_manage(self, message: Message, kind: str) -> bool:
@@ -528,7 +523,6 @@ class TelegramAdapter:
         caller = Caller(
             platform=PLATFORM,
             chat_id=str(message.chat.id),
-            user_id=str(query.from_user.id),
             thread_id=thread_of(message),
             chat_kind=kind,
             chat_title=message.chat.title or "",

@@ -1,4 +1,7 @@
-"""Digests and command replies as Telegram messages in HTML parse mode.
+"""Digests, spike alerts and command replies as Telegram messages in HTML parse mode.
+
+Digests and alerts are laid out by `digests.render`, as on every platform; `TelegramHTML`
+writes that layout in HTML and `_pack` puts its blocks into as few messages as fit.
 
 Every payload is a JSON-able dict for `Bot.send_message(**payload)`:
 `{"text": html, "parse_mode": "HTML", "link_preview_options": {"is_disabled": True}}`, plus a
@@ -26,14 +29,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from digests.alerts import SpikeAlert, alert_chart, headline
+from digests.alerts import SpikeAlert, alert_chart
 from digests.chart_spec import CHART_KEY, digest_chart
 from digests.commands import Choice, Reply
-from digests.compose import Digest, DigestEntry, DigestSection
-from digests.momentum import sparkline
-from digests.papers import abs_url
-from digests.render_text import clean_text, long_date, period_text
-from digests.spikes import evidence_text
+from digests.compose import Digest
+from digests.render import alert_layout, clean_text, digest_layout, utf16_size
 
 MESSAGE_LIMIT = 4096  # Telegram's limit for a message's text
 CAPTION_LIMIT = 1024  # and for a photo's caption
@@ -48,37 +48,37 @@ _COMMAND = re.compile(r"(?<![A-Za-z0-9_/<>])/(?=[A-Za-z0-9_])")
 _MENTION = re.compile(r"(?<![A-Za-z0-9_])@(?=[A-Za-z0-9_])")
 
 
-@dataclass(frozen=True)
-class Limits:
-    """How much of each paper field is shown; the compact set is for oversized papers."""
-
-    title: int
-    authors: int
-    gist: int
-    url: int
-    also_in: int  # names shown
-    name: int
-
-
-FULL = Limits(title=300, authors=200, gist=220, url=300, also_in=10, name=120)
-# Even if every character escapes to five ("&amp;"), a compact paper under its topic heading
-# stays below about 3,900 units, so it always fits one message.
-COMPACT = Limits(title=120, authors=80, gist=100, url=120, also_in=3, name=40)
-
-
-def size(text: str) -> int:
-    """Length in UTF-16 code units, the stricter of Telegram's two ways to count."""
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
-
-
 def defang(text: str) -> str:
     """Keep "/command@bot" and "@user" in third-party text from becoming tappable."""
     return _MENTION.sub("@" + WORD_JOINER, _COMMAND.sub("/" + WORD_JOINER, text))
 
 
-def safe(text: str, limit: int) -> str:
-    """Dynamic text as escaped HTML: one clean line of at most `limit` characters."""
-    return html.escape(defang(clean_text(text, limit)), quote=False)
+class TelegramHTML:
+    """The `Markup` of Telegram's HTML parse mode."""
+
+    indent: str = ""
+    block_limit: int | None = MESSAGE_LIMIT
+
+    def escape(self, text: str) -> str:
+        return html.escape(defang(text), quote=False)
+
+    def strong(self, markup: str) -> str:
+        return f"<b>{markup}</b>"
+
+    def aside(self, markup: str) -> str:
+        return f"<i>{markup}</i>"
+
+    def topic_line(self, name: str) -> str:
+        return self.strong(name)
+
+    def linked_title(self, number: int, title: str, url: str, arxiv_id: str) -> list[str]:
+        return [f'{number}. <a href="{html.escape(url, quote=True)}">{self.escape(title)}</a>']
+
+    def more(self, count: int) -> str:
+        return self.aside(f"+{count:,} more in this topic")
+
+
+MARKUP = TelegramHTML()
 
 
 def message(text: str) -> dict:
@@ -99,93 +99,22 @@ class _Block:
 def render_digest(digest: Digest, *, title: str) -> list[dict]:
     """The digest as one or more messages, each within Telegram's limit. With topics, the
     heading is the caption of their 12-week chart, like the top of a topic page."""
-    heading = _heading(digest, title)
+    layout = digest_layout(digest, title, MARKUP)
+    heading = "\n".join(layout.heading)
     chart = digest_chart(digest)
     blocks = [] if chart else [_Block(heading)]
-    for section in digest.sections:
-        blocks += _section_blocks(section)
+    for section in layout.sections:
+        resume = f"{MARKUP.strong(section.name)} (continued)"
+        blocks += [_Block(text, resume if n else "") for n, text in enumerate(section.blocks)]
     messages = [message(text) for text in _pack(blocks)]
     return [{**message(heading), CHART_KEY: chart}, *messages] if chart else messages
 
 
 def render_alert(alert: SpikeAlert) -> list[dict]:
     """A spike alert: the 12-week chart as a photo with the headline, then the papers."""
-    caption = f"<b>Spike</b>: {safe(headline(alert), CAPTION_LIMIT - 40)}"
-    photo = {**message(caption), CHART_KEY: alert_chart(alert)}
-    lines = [
-        html.escape(evidence_text(alert.decision), quote=False),
-        f"Last 12 weeks: {html.escape(sparkline([w.count for w in alert.momentum.weekly]))}",
-    ]
-    blocks = [_Block("\n".join(lines))]
-    if alert.papers:
-        blocks.append(_Block("<b>Papers driving the rise</b>"))
-    blocks += [_Block(_entry(n, entry, FULL)) for n, entry in enumerate(alert.papers, start=1)]
-    return [photo] + [message(text) for text in _pack(blocks)]
-
-
-def _heading(digest: Digest, title: str) -> str:
-    count, topics = digest.paper_count, len(digest.sections)
-    papers = "1 new paper" if count == 1 else f"{count:,} new papers"
-    followed = "1 followed topic" if topics == 1 else f"{topics:,} followed topics"
-    period = period_text(digest.period_start, digest.period_end)
-    return f"<b>{safe(title, 120) or 'Research digest'}</b>\n{period} · {papers} in {followed}"
-
-
-def _section_blocks(section: DigestSection) -> list[_Block]:
-    name = safe(section.topic.name, FULL.name)
-    head = (
-        f"<b>{name}</b>\n{html.escape(section.momentum.line, quote=False)}\n"
-        f"Last 12 weeks: {html.escape(section.sparkline, quote=False)}"
-    )
-    if not section.entries:
-        return [_Block(f"{head}\nNo new papers in this period.")]
-    resume = f"<b>{name}</b> (continued)"
-    blocks = []
-    last = len(section.entries)
-    for number, entry in enumerate(section.entries, start=1):
-        more = section.more if number == last else 0
-        lead = f"{head}\n\n" if number == 1 else ""
-        text = lead + _entry(number, entry, FULL, more)
-        if size(text) > MESSAGE_LIMIT:
-            # Too long for a message of its own: show less of the paper, never broken HTML.
-            # The compact form with a heading stays far below the limit (see COMPACT).
-            text = lead + _entry(number, entry, COMPACT, more)
-        blocks.append(_Block(text, "" if lead else resume))
-    return blocks
-
-
-def _entry(number: int, entry: DigestEntry, limits: Limits, more: int = 0) -> str:
-    paper = entry.paper
-    title = safe(paper.title, limits.title) or safe(paper.arxiv_id, 40)
-    meta = [
-        safe(entry.authors_line, limits.authors),
-        long_date(paper.published),
-        safe(paper.primary_category, 40),
-    ]
-    lines = [
-        f'{number}. <a href="{_href(paper.url, paper.arxiv_id, limits.url)}">{title}</a>',
-        " · ".join(part for part in meta if part),
-    ]
-    if entry.also_in:
-        names = [safe(name, limits.name) for name in entry.also_in[: limits.also_in]]
-        hidden = len(entry.also_in) - len(names)
-        lines.append(f"<i>also in: {', '.join(names)}{f' +{hidden}' if hidden else ''}</i>")
-    if gist := safe(entry.gist, limits.gist):
-        lines.append(gist)
-    if more:
-        lines.append(f"<i>+{more:,} more in this topic</i>")
-    return "\n".join(lines)
-
-
-def _href(url: str, arxiv_id: str, limit: int) -> str:
-    """The paper's link, escaped for an attribute; its arXiv page when the URL is unusable.
-
-    A URL is never shortened (that would break it), and only http(s) links are kept.
-    """
-    url = url.strip()
-    usable = url.startswith(("https://", "http://")) and len(url) <= limit and url.isprintable()
-    usable = usable and not any(char.isspace() for char in url)
-    return html.escape(url if usable else abs_url(arxiv_id), quote=True)
+    layout = alert_layout(alert, MARKUP)
+    photo = {**message(layout.headline), CHART_KEY: alert_chart(alert)}
+    return [photo] + [message(text) for text in _pack(_Block(text) for text in layout.blocks)]
 
 
 def _pack(blocks: Iterable[_Block]) -> list[str]:
@@ -193,7 +122,7 @@ def _pack(blocks: Iterable[_Block]) -> list[str]:
     messages: list[str] = []
     current = ""
     for block in blocks:
-        if current and size(f"{current}\n\n{block.html}") <= MESSAGE_LIMIT:
+        if current and utf16_size(f"{current}\n\n{block.html}") <= MESSAGE_LIMIT:
             current = f"{current}\n\n{block.html}"
             continue
         if current:
@@ -201,7 +130,7 @@ def _pack(blocks: Iterable[_Block]) -> list[str]:
         current = block.html
         if messages and block.resume:
             resumed = f"{block.resume}\n\n{block.html}"
-            current = resumed if size(resumed) <= MESSAGE_LIMIT else current
+            current = resumed if utf16_size(resumed) <= MESSAGE_LIMIT else current
     if current:
         messages.append(current)
     return messages
@@ -231,11 +160,11 @@ def _fit_lines(lines: list[str]) -> str:
     kept: list[str] = []
     used = 0
     for line in lines:
-        if used + size(line) + 1 > MESSAGE_LIMIT - 2:
+        if used + utf16_size(line) + 1 > MESSAGE_LIMIT - 2:
             kept.append("…")
             break
         kept.append(line)
-        used += size(line) + 1
+        used += utf16_size(line) + 1
     return "\n".join(kept).strip()
 
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+SQLITE_BUSY_MS = 10_000  # how long a statement waits for another process's write
+SQLITE_MIGRATION_WAIT_MS = 30 * 60 * 1000
+LOCK_SPACE = 0x64676274  # "dgbt": digestbot's PostgreSQL advisory locks taken with two keys
 
 
 class DatabaseUnavailable(RuntimeError):
@@ -20,7 +23,7 @@ def _enable_sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
     cursor.close()
 
 
@@ -71,15 +74,51 @@ def _make_parent(path: Path) -> None:
 
 
 def upgrade_schema(engine: Engine) -> str:
-    """Apply every Alembic migration up to head; returns the revision now in force."""
+    """Apply every Alembic migration up to head; returns the revision now in force.
+
+    Processes starting together (replicas, a release step) take turns: the first migrates,
+    the others then find the schema at head and change nothing."""
+    head = newest_migration()
+    if _current_revision(engine) == head:
+        return head  # the usual start: Alembic (11 MiB of modules) is not even loaded
     from alembic import command
     from alembic.config import Config
     from alembic.runtime.migration import MigrationContext
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
     with engine.connect() as connection:
+        try:
+            with connection.begin():
+                _take_migration_lock(connection)
+                config.attributes["connection"] = connection
+                command.upgrade(config, "head")
+        finally:
+            if connection.dialect.name == "sqlite":  # back to the pool with the usual wait
+                connection.exec_driver_sql(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
         return MigrationContext.configure(connection).get_current_revision() or ""
+
+
+def newest_migration() -> str:
+    """The head revision: migration files are named after their revision ("0002_...")."""
+    return max(path.name.split("_", 1)[0] for path in (MIGRATIONS_DIR / "versions").glob("*.py"))
+
+
+def _current_revision(engine: Engine) -> str | None:
+    """The revision the database is at; None for a new database."""
+    with engine.connect() as connection:
+        if not inspect(connection).has_table("alembic_version"):
+            return None
+        return connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+
+
+def _take_migration_lock(connection: Connection) -> None:
+    """Held until the migration's transaction ends, so a waiting process sees its result."""
+    if connection.dialect.name == "postgresql":
+        # The two-key form: a key space of its own, apart from the instance locks' one key.
+        connection.execute(text("SELECT pg_advisory_xact_lock(:space, 1)"), {"space": LOCK_SPACE})
+    elif connection.dialect.name == "sqlite":
+        # The write lock at once, not at the first write: a second process waits here for the
+        # whole migration, however long a table rebuild takes, instead of the usual 10 s.
+        connection.exec_driver_sql(f"PRAGMA busy_timeout={SQLITE_MIGRATION_WAIT_MS}")
+        connection.exec_driver_sql("BEGIN IMMEDIATE")

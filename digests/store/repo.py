@@ -369,9 +369,5 @@ def save_state(
     session.flush()
 
 
-def state_row(session: Session, key: str) -> IngestState | None:
-    return session.get(IngestState, key)
-
-
 def paper_count(session: Session) -> int:
     return session.execute(select(func.count()).select_from(Paper)).scalar_one()
