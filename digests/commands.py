@@ -29,6 +29,7 @@ from digests.schedule import (
     suggest_timezones,
 )
 from digests.store import channels, repo
+from digests.store.unit_of_work import unit_of_work
 
 MAX_ARGUMENT = 200  # characters; longer arguments are refused, never cut and applied
 # On-demand commands that post much, once per chat per period. A repeat within it gets one
@@ -177,10 +178,9 @@ class CommandService:
         chat = (caller.platform, caller.chat_id, caller.thread_id)
         if refused := self.cooldowns.refusal(chat, command, self.clock()):
             return refused
-        with self.session_factory() as session:
+        with unit_of_work(self.session_factory) as session:
             notes = self._touch_channel(session, caller)
             reply = spec.handler(self, session, caller, argument)
-            session.commit()
         reply.notes[:0] = notes
         return reply
 
