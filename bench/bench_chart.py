@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from digests.chart import _chart_png, chart_png
-from digests.chart_spec import chart_spec
-from digests.momentum import WeekCount
+from digests.messages.chart import _chart_png, chart_png
+from digests.messages.chart_spec import chart_spec
+from digests.signals.momentum import WeekCount
 
 FIRST_WEEK = date(2026, 7, 6)
 

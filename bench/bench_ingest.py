@@ -6,7 +6,7 @@
 Papers come from the demo corpus generator (scripts/make_demo_corpus.py) at a larger scale,
 about 450 a day over 16 weeks, or with --real from the real 2025 corpus
 (`../shared/data/arxiv-real/ai-2025.jsonl.gz`, 40,717 papers). Each run encodes them as JSON
-Lines, parses them with `digests.feeds.parse_jsonl` and ingests them 2,000 per transaction,
+Lines, parses them with `digests.papers.feeds.parse_jsonl` and ingests them 2,000 per transaction,
 as `digestbot ingest --file` does, into a new database. It prints the median papers/s of the
 runs and where the time went; the target is 2,000 papers/s for 50,000 papers.
 """
@@ -33,13 +33,13 @@ import make_demo_corpus as generator  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
-from digests.catalog import Catalog  # noqa: E402
-from digests.feeds import parse_jsonl  # noqa: E402
-from digests.ingest import ingest_records, sync_catalog  # noqa: E402
+from digests.papers.feeds import parse_jsonl  # noqa: E402
+from digests.papers.ingest import ingest_records, sync_catalog  # noqa: E402
 from digests.store import repo  # noqa: E402
 from digests.store.engine import open_engine, upgrade_schema  # noqa: E402
 from digests.store.models import PaperTopic  # noqa: E402
-from digests.tagger import Tagger  # noqa: E402
+from digests.topics.catalog import Catalog  # noqa: E402
+from digests.topics.tagger import Tagger  # noqa: E402
 
 REAL = REPO.parent / "shared" / "data" / "arxiv-real" / "ai-2025.jsonl.gz"
 BATCH = 2_000

@@ -30,7 +30,7 @@ from pydantic import SecretStr
 from bot.app import build_app
 from bot.platforms.telegram import TelegramAdapter
 from bot.settings import Settings
-from digests.delivery import SEND_TIMEOUT
+from digests.delivery.sending import SEND_TIMEOUT
 from digests.store.engine import open_engine, upgrade_schema
 from tests.fakes.telegram_server import FakeTelegram, sent_text
 from tests.queued import queue_digests

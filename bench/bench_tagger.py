@@ -27,10 +27,10 @@ from pathlib import Path
 from bot.cli import read_document
 from bot.cli_tagging import cmd_tag
 from bot.settings import load_settings
-from digests.catalog import Catalog
-from digests.feeds import parse_document
-from digests.tagger import Tagger
-from digests.topic_model import TopicModel
+from digests.papers.feeds import parse_document
+from digests.topics.catalog import Catalog
+from digests.topics.tagger import Tagger
+from digests.topics.topic_model import TopicModel
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPUS = SHARED / "data" / "arxiv-real" / "ai-2025.jsonl.gz"

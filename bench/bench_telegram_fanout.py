@@ -35,10 +35,10 @@ from bot.app import build_app
 from bot.platforms.telegram import TelegramAdapter, TelegramSender, telegram_rate_limiter
 from bot.platforms.telegram_render import render_digest
 from bot.settings import Settings
-from digests.compose import DigestPaper, TopicRef, compose_digest
-from digests.momentum import compute_momentum
-from digests.pace import RequestPace
-from digests.papers import abs_url
+from digests.delivery.pacing import RequestPace
+from digests.messages.digest import DigestPaper, TopicRef, compose_digest
+from digests.papers.records import abs_url
+from digests.signals.momentum import compute_momentum
 from digests.store import channels, deliveries
 from digests.store.engine import open_engine, upgrade_schema
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits, sent_text

@@ -27,20 +27,20 @@ sys.path.insert(0, str(REPO))
 from sqlalchemy import Engine  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
-from digests.catalog import Catalog  # noqa: E402
-from digests.feeds import parse_jsonl  # noqa: E402
-from digests.ingest import ingest_records, sync_catalog  # noqa: E402
+from digests.papers.feeds import parse_jsonl  # noqa: E402
+from digests.papers.ingest import ingest_records, sync_catalog  # noqa: E402
 from digests.store.engine import open_engine, upgrade_schema  # noqa: E402
-from digests.tagger import Tagger  # noqa: E402
+from digests.topics.catalog import Catalog  # noqa: E402
+from digests.topics.tagger import Tagger  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "data" / "arxiv-real" / "ai-2025.jsonl.gz"
 # What decides a paper's tags: a change to any of these builds a new store.
 TAGGING_CODE = (
-    "digests/tagger.py",
-    "digests/catalog.py",
+    "digests/topics/tagger.py",
+    "digests/topics/catalog.py",
     "digests/data/topics.toml",
-    "digests/topic_model.py",
-    "digests/text_features.py",
+    "digests/topics/topic_model.py",
+    "digests/topics/text_features.py",
     "digests/data/topic_model.json.gz",
 )
 BATCH = 2_000

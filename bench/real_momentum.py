@@ -21,12 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from real_corpus import corpus_store
 from sqlmodel import Session
 
-from digests.catalog import Catalog
-from digests.chart import chart_png
-from digests.chart_spec import topic_chart
-from digests.render_text import render_momentum
-from digests.reports import topic_momenta
-from digests.spikes import SpikeSettings, scan
+from digests.messages.chart import chart_png
+from digests.messages.chart_spec import topic_chart
+from digests.messages.plain_text import render_momentum
+from digests.messages.reports import topic_momenta
+from digests.signals.spikes import SpikeSettings, scan
+from digests.topics.catalog import Catalog
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 TOPICS = (

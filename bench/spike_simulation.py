@@ -12,11 +12,11 @@ the current tagger), so rerun this after the tagger changes:
   four weeks) becomes a gamma-distributed weekly rate for every topic.
 
 Each run is 8 weeks of history and a year of daily counts for every catalog topic. Eight topics
-per run, two from each size band, get a sustained rise (x1.5, x2, x2.41 or x4 from a random
-day on); the others stay null all year. The real decision code (`digests.spikes.evaluate` and
-`next_memory`, so hysteresis and cooldown too) scans every `--cadence` day and its alerts are
-counted: on null topics as false alerts per topic per year, on risen topics by how many days of
-the rise they took. Every setting sees the same simulated counts.
+per run, two from each size band, get a sustained rise (x1.5, x2, x2.41 or x4 from a random day
+on); the others stay null all year. The real decision code (`digests.signals.spikes.evaluate`
+and `next_memory`, so hysteresis and cooldown too) scans every `--cadence` day and its alerts
+are counted: on null topics as false alerts per topic per year, on risen topics by how many days
+of the rise they took. Every setting sees the same simulated counts.
 
 It also replays the real corpus (the same cadence, May–December 2025: real alerts, not known
 to be true or false) and checks the seed page's headline among the whole catalog.
@@ -40,9 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from real_corpus import corpus_store
 from sqlmodel import Session
 
-from digests.catalog import Catalog
-from digests.momentum import WINDOW_DAYS
-from digests.spikes import (
+from digests.signals.momentum import WINDOW_DAYS
+from digests.signals.spikes import (
     SpikeMemory,
     SpikeSettings,
     TopicCounts,
@@ -50,6 +49,7 @@ from digests.spikes import (
     next_memory,
 )
 from digests.store import repo
+from digests.topics.catalog import Catalog
 
 CORPUS_FIRST, CORPUS_LAST = date(2025, 3, 24), date(2025, 12, 28)  # whole weeks, Monday first
 SHARE_FIRST = date(2025, 4, 1)

@@ -15,10 +15,10 @@ from sqlmodel import Session
 
 from bot.arxiv import ArxivClient
 from bot.settings import Settings
-from digests.catalog import Catalog
-from digests.delivery import Dispatcher
+from digests.delivery.sending import Dispatcher
 from digests.store.engine import open_engine, upgrade_schema
-from digests.tagger import Tagger
+from digests.topics.catalog import Catalog
+from digests.topics.tagger import Tagger
 from digests.usecases import UseCases
 
 

@@ -20,8 +20,8 @@ from urllib.parse import quote_plus
 
 import httpx
 
-from digests.feeds import ArxivApiError, FeedError, ParsedFeed, parse_api_atom, parse_listing
-from digests.ingest import SourceUnavailable
+from digests.papers.feeds import ArxivApiError, FeedError, ParsedFeed, parse_api_atom, parse_listing
+from digests.papers.ingest import SourceUnavailable
 from digests.retry import backoff_delay
 
 API_PAGE_LIMIT = 2000

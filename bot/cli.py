@@ -17,15 +17,15 @@ from pathlib import Path
 from bot.app import App, build_app
 from bot.logs import Redactor
 from bot.settings import Settings, SettingsError, load_settings, unknown_env_keys
-from digests.catalog import CatalogError, UnknownTopic
-from digests.chart_spec import digest_chart
-from digests.feeds import FeedError, parse_document
-from digests.ingest import IngestReport
-from digests.render_text import clean_text, render_momentum, render_text
-from digests.reports import topic_momenta
+from digests.messages.chart_spec import digest_chart
+from digests.messages.plain_text import clean_text, render_momentum, render_text
+from digests.messages.reports import topic_momenta
+from digests.papers.feeds import FeedError, parse_document
+from digests.papers.ingest import IngestReport
 from digests.store.engine import DatabaseUnavailable
 from digests.store.instance import InstanceInUse
-from digests.topic_model import ModelError
+from digests.topics.catalog import CatalogError, UnknownTopic
+from digests.topics.topic_model import ModelError
 
 EXIT_USAGE = 2
 
@@ -383,7 +383,7 @@ def cmd_backfill(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_topics(settings: Settings, args: argparse.Namespace) -> int:
-    from digests.catalog import Catalog
+    from digests.topics.catalog import Catalog
 
     catalog = Catalog.load(settings.topics_file)
     topics = catalog.search(args.search) if args.search else list(catalog.topics)
@@ -441,7 +441,7 @@ def cmd_preview(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _write_chart(path: Path, spec: dict) -> None:
-    from digests.chart import chart_png  # Pillow only for this option
+    from digests.messages.chart import chart_png  # Pillow only for this option
 
     try:
         path.write_bytes(chart_png(spec))
@@ -453,7 +453,7 @@ def _write_chart(path: Path, spec: dict) -> None:
 
 def cmd_spikes(settings: Settings, args: argparse.Namespace) -> int:
     """What the spike scan would decide; nothing is recorded."""
-    from digests.spikes import scan
+    from digests.signals.spikes import scan
 
     app = _with_app(settings)
     as_of = args.as_of or _now().date()

@@ -14,16 +14,16 @@ from datetime import UTC, datetime
 from bot.app import build_app
 from bot.cli import EXIT_USAGE, CommandError, read_document
 from bot.settings import Settings
-from digests.catalog import Catalog
-from digests.evaluation import Evaluation, GoldError, evaluate, load_gold
-from digests.feeds import FeedError, parse_document
-from digests.ingest import record_tags
-from digests.papers import PaperRecord
-from digests.render_text import clean_text
-from digests.retag import RetagStatus, retag_all
+from digests.messages.plain_text import clean_text
+from digests.papers.feeds import FeedError, parse_document
+from digests.papers.ingest import record_tags
+from digests.papers.records import PaperRecord
 from digests.store import repo
 from digests.store.unit_of_work import unit_of_work
-from digests.tagger import Tagger, TagScore
+from digests.topics.catalog import Catalog
+from digests.topics.evaluation import Evaluation, GoldError, evaluate, load_gold
+from digests.topics.retag import RetagStatus, retag_all
+from digests.topics.tagger import Tagger, TagScore
 
 CHUNK = 2_000  # papers tagged together; the learned tier is much faster in batches
 

@@ -16,14 +16,14 @@ from pathlib import Path
 
 from bot.app import App, build_app
 from bot.settings import Settings
-from digests.catalog import UnknownTopic
-from digests.feeds import parse_jsonl
-from digests.ingest import ingest_records
-from digests.papers import PaperRecord
-from digests.render import long_date, period_text
-from digests.render_text import render_text
+from digests.messages.layout import long_date, period_text
+from digests.messages.plain_text import render_text
+from digests.papers.feeds import parse_jsonl
+from digests.papers.ingest import ingest_records
+from digests.papers.records import PaperRecord
 from digests.store import repo
 from digests.store.unit_of_work import unit_of_work
+from digests.topics.catalog import UnknownTopic
 
 CORPUS = "demo_corpus.jsonl.gz"
 TOPIC = "rl-for-llm-agents"

@@ -35,13 +35,13 @@ from bot.platforms.base import Adapter
 from bot.platforms.terminal import CHAT_ID as TERMINAL_CHAT
 from bot.platforms.terminal import TerminalAdapter
 from bot.settings import Settings, SettingsError
-from digests.catalog import UnknownTopic
-from digests.delivery import Transient, send_rate_share, withdraw_sender
-from digests.render_text import render_text
+from digests.delivery.sending import Transient, send_rate_share, withdraw_sender
+from digests.messages.plain_text import render_text
 from digests.retry import backoff_delay
 from digests.store import lease as leases
 from digests.store.instance import InstanceInUse, hold_instance
 from digests.store.unit_of_work import unit_of_work
+from digests.topics.catalog import UnknownTopic
 from digests.usecases import UseCases
 
 log = logging.getLogger("digestbot")

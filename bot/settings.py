@@ -13,7 +13,7 @@ from dotenv import dotenv_values
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from digests.spike_settings import SpikeSettings
+from digests.signals.spike_settings import SpikeSettings
 
 DEFAULT_CATEGORIES = ("cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.RO", "cs.MA", "stat.ML")
 ENV_FILE = ".env"

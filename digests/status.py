@@ -7,10 +7,10 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
-from digests.due import last_occurrence
-from digests.retag import retag_status
+from digests.delivery.due import last_occurrence
 from digests.store import channels, deliveries, repo, schedules
 from digests.store.lease import holder_of
+from digests.topics.retag import retag_status
 
 
 @dataclass

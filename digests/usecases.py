@@ -20,16 +20,23 @@ from typing import Protocol
 
 from sqlmodel import Session
 
-from digests.alerting import ALERT_WINDOW, PlannedAlert, plan_alerts
-from digests.alerts import SpikeAlert
-from digests.catalog import Catalog, TopicDef
-from digests.commands import Caller, CommandService
-from digests.compose import Digest
-from digests.delivery import ON_DEMAND_WINDOW, Dispatcher, Sender
-from digests.dispatch import PlannedDigest, due_channels, plan_digests, plan_instant, record_skipped
-from digests.due import DEFAULT_GRACE
-from digests.feeds import ParsedFeed, Skip
-from digests.ingest import (
+from digests.chat.commands import Caller, CommandService
+from digests.delivery.alert_planning import ALERT_WINDOW, PlannedAlert, plan_alerts
+from digests.delivery.digest_planning import (
+    PlannedDigest,
+    due_channels,
+    plan_digests,
+    plan_instant,
+    record_skipped,
+)
+from digests.delivery.due import DEFAULT_GRACE
+from digests.delivery.sending import ON_DEMAND_WINDOW, Dispatcher, Sender
+from digests.messages.alert import SpikeAlert
+from digests.messages.digest import Digest
+from digests.messages.layout import period_text
+from digests.messages.reports import build_digest
+from digests.papers.feeds import ParsedFeed, Skip
+from digests.papers.ingest import (
     IngestReport,
     PaperSource,
     SourceUnavailable,
@@ -37,14 +44,13 @@ from digests.ingest import (
     listing_ids_to_look_up,
     sync_catalog,
 )
-from digests.render import period_text
-from digests.reports import build_digest
-from digests.retag import RetagStatus, retag_batch
-from digests.spike_settings import SpikeSettings
+from digests.signals.spike_settings import SpikeSettings
 from digests.status import Status, read_status
 from digests.store import channels, deliveries, repo
 from digests.store.unit_of_work import SessionFactory, unit_of_work
-from digests.tagger import Tagger
+from digests.topics.catalog import Catalog, TopicDef
+from digests.topics.retag import RetagStatus, retag_batch
+from digests.topics.tagger import Tagger
 
 CUT_LISTING = (
     "arXiv's answer stayed cut short: the entries after the cut were not read; "

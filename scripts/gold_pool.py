@@ -36,9 +36,9 @@ import random
 import re
 from pathlib import Path
 
-from digests.catalog import Catalog
-from digests.tagger import Tagger
-from digests.topic_model import TopicModel
+from digests.topics.catalog import Catalog
+from digests.topics.tagger import Tagger
+from digests.topics.topic_model import TopicModel
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared/data/arxiv-real/ai-2025.jsonl.gz"
 GOLD = Path(__file__).resolve().parents[1] / "tests/data/gold/gold.jsonl.gz"

@@ -6,7 +6,7 @@
 Reads the real corpus (`../shared/data/arxiv-real/ai-2025.jsonl.gz`, for the vocabulary and
 idf) and the dev split of the gold set (`tests/data/gold/gold.jsonl.gz`, for labels); the test
 split is never read. For every topic judged often enough it fits a logistic regression over
-the TF-IDF terms of `digests.text_features` (balanced classes), then, from 5-fold
+the TF-IDF terms of `digests.topics.text_features` (balanced classes), then, from 5-fold
 cross-validated decision values on the dev papers the rules propose:
 - a Platt calibration, so that a score of 0.9 is right about nine times in ten;
 - the threshold with the best F1 on those papers, counting the positives the rules never
@@ -32,11 +32,11 @@ from sklearn.linear_model import LogisticRegression
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from digests.catalog import Catalog  # noqa: E402
-from digests.evaluation import GoldPaper, load_gold  # noqa: E402
-from digests.tagger import Tagger  # noqa: E402
-from digests.text_features import paper_terms  # noqa: E402
-from digests.topic_model import TopicCalibration, TopicModel, encode  # noqa: E402
+from digests.topics.catalog import Catalog  # noqa: E402
+from digests.topics.evaluation import GoldPaper, load_gold  # noqa: E402
+from digests.topics.tagger import Tagger  # noqa: E402
+from digests.topics.text_features import paper_terms  # noqa: E402
+from digests.topics.topic_model import TopicCalibration, TopicModel, encode  # noqa: E402
 
 CORPUS = ROOT.parent / "shared/data/arxiv-real/ai-2025.jsonl.gz"
 GOLD = ROOT / "tests/data/gold/gold.jsonl.gz"
@@ -256,7 +256,7 @@ def as_model(fitted: list[Fitted], vocabulary, idf) -> TopicModel:
 
 def cross_validate(catalog: Catalog, dev: list[GoldPaper], vocabulary, idf, features) -> None:
     """Print the whole tagger's dev scores, each fold tagged by models trained without it."""
-    from digests.evaluation import evaluate
+    from digests.topics.evaluation import evaluate
 
     folds = np.array([fold_of(p.arxiv_id) for p in dev])
     held_out: list[GoldPaper] = []
@@ -274,7 +274,7 @@ def cross_validate(catalog: Catalog, dev: list[GoldPaper], vocabulary, idf, feat
 def drift(catalog: Catalog, dev: list[GoldPaper], vocabulary, idf, features, cutoff: str) -> None:
     """Print the whole tagger's scores on the dev papers from `cutoff` on (an id prefix such
     as 2509), trained on those before it: how well 2025's models read later papers."""
-    from digests.evaluation import evaluate
+    from digests.topics.evaluation import evaluate
 
     earlier = np.flatnonzero([p.arxiv_id < cutoff for p in dev])
     fitted = train(catalog, [dev[i] for i in earlier], vocabulary, idf, features[earlier])

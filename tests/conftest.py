@@ -11,8 +11,8 @@ from sqlalchemy import Engine, text
 
 from bot.app import App, build_app
 from bot.settings import Settings
-from digests.catalog import Catalog
 from digests.store.engine import open_engine, upgrade_schema
+from digests.topics.catalog import Catalog
 
 POSTGRES_URL = os.environ.get("DIGESTBOT_TEST_POSTGRES_URL", "")
 # CI sets this so that a missing PostgreSQL server fails the run instead of skipping.

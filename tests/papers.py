@@ -11,10 +11,10 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from digests.catalog import Catalog
-from digests.ingest import ingest_records, sync_catalog
-from digests.papers import PaperRecord
-from digests.tagger import Tagger
+from digests.papers.ingest import ingest_records, sync_catalog
+from digests.papers.records import PaperRecord
+from digests.topics.catalog import Catalog
+from digests.topics.tagger import Tagger
 
 PUBLISHED = datetime(2026, 9, 20, 17, 0, tzinfo=UTC)
 

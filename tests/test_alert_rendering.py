@@ -11,12 +11,12 @@ from telegram import Bot
 from bot.platforms import telegram_render
 from bot.platforms.telegram import TelegramSender
 from bot.platforms.terminal import TerminalAdapter
-from digests.alerts import SpikeAlert
-from digests.chart_spec import CHART_KEY, chart_panels
-from digests.compose import DigestEntry, DigestPaper, TopicRef
-from digests.delivery import Address
-from digests.momentum import compute_momentum
-from digests.spikes import SpikeMemory, SpikeSettings, TopicCounts, evaluate
+from digests.delivery.sending import Address
+from digests.messages.alert import SpikeAlert
+from digests.messages.chart_spec import CHART_KEY, chart_panels
+from digests.messages.digest import DigestEntry, DigestPaper, TopicRef
+from digests.signals.momentum import compute_momentum
+from digests.signals.spikes import SpikeMemory, SpikeSettings, TopicCounts, evaluate
 from tests.fakes.telegram_html import validate_telegram_html
 from tests.fakes.telegram_server import FakeTelegram
 

@@ -8,21 +8,21 @@ from datetime import UTC, date, datetime, time, timedelta
 import pytest
 from sqlmodel import Session
 
-from digests.alerts import (
+from digests.messages.alert import (
     PERIOD_KEY_LIMIT,
     SpikeAlert,
     alert_chart,
     alert_period_key,
     build_alerts,
 )
-from digests.catalog import TopicDef
-from digests.chart_spec import chart_panels
-from digests.compose import DigestEntry, DigestPaper, TopicRef
-from digests.momentum import WINDOW_DAYS, compute_momentum, window_bounds
-from digests.render import headline
-from digests.render_text import render_alert_text
-from digests.spikes import SpikeSettings, TopicCounts, evaluate
+from digests.messages.chart_spec import chart_panels
+from digests.messages.digest import DigestEntry, DigestPaper, TopicRef
+from digests.messages.layout import headline
+from digests.messages.plain_text import render_alert_text
+from digests.signals.momentum import WINDOW_DAYS, compute_momentum, window_bounds
+from digests.signals.spikes import SpikeSettings, TopicCounts, evaluate
 from digests.store import repo
+from digests.topics.catalog import TopicDef
 from tests.papers import paper_record
 
 AS_OF = date(2026, 9, 27)

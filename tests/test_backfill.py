@@ -14,10 +14,10 @@ from sqlmodel import Session
 from bot.arxiv import ArxivClient
 from bot.cli import main
 from bot.ingest_jobs import BACKFILL_KEY, BackfillInterrupted, backfill, day_windows
-from digests.catalog import Catalog
 from digests.store.models import Paper
 from digests.store.repo import load_state, save_state
-from digests.tagger import Tagger
+from digests.topics.catalog import Catalog
+from digests.topics.tagger import Tagger
 from digests.usecases import UseCases
 from tests.fakes.arxiv_docs import paper
 from tests.fakes.arxiv_server import FakeArxiv, RecordedRequest, VirtualClock

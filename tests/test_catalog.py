@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from digests.catalog import AmbiguousTopic, Catalog, CatalogError, TopicDef, UnknownTopic
-from digests.tagger import Tagger
+from digests.topics.catalog import AmbiguousTopic, Catalog, CatalogError, TopicDef, UnknownTopic
+from digests.topics.tagger import Tagger
 from tests.seeds import load_seed_papers, seed_tags, seeds_dir
 
 

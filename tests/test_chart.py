@@ -9,7 +9,7 @@ from datetime import date, timedelta
 import pytest
 from PIL import Image
 
-from digests.chart import (
+from digests.messages.chart import (
     AXIS_COLOR,
     BACKGROUND,
     BAR_COLOR,
@@ -20,9 +20,9 @@ from digests.chart import (
     histogram_png,
     week_label,
 )
-from digests.chart_spec import MAX_PANELS, chart_panels, digest_chart
-from digests.compose import Digest, TopicRef, compose_digest
-from digests.momentum import WeekCount, compute_momentum
+from digests.messages.chart_spec import MAX_PANELS, chart_panels, digest_chart
+from digests.messages.digest import Digest, TopicRef, compose_digest
+from digests.signals.momentum import WeekCount, compute_momentum
 
 FIRST_WEEK = date(2026, 7, 13)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import Session, select
 
-from digests.commands import COMMANDS, Caller, CommandService
+from digests.chat.commands import COMMANDS, Caller, CommandService
 from digests.store import channels
 from digests.store.models import Channel
 

@@ -2,15 +2,15 @@ from datetime import date, timedelta
 
 import pytest
 
-from digests.compose import (
+from digests.messages.digest import (
     DigestPaper,
     TopicRef,
     authors_line,
     compose_digest,
     gist,
 )
-from digests.momentum import compute_momentum
-from digests.papers import abs_url
+from digests.papers.records import abs_url
+from digests.signals.momentum import compute_momentum
 
 AS_OF = date(2026, 9, 27)
 PERIOD_START = AS_OF - timedelta(days=6)

@@ -21,7 +21,7 @@ from sqlmodel import Session
 
 from bot.app import build_app
 from bot.settings import load_settings
-from digests.ingest import ingest_records
+from digests.papers.ingest import ingest_records
 from digests.store import channels, repo
 from digests.store.models import Delivery, DeliveryPart
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits, sent_text

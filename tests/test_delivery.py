@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 from sqlmodel import Session
 
-from digests.delivery import (
+from digests.delivery.sending import (
     Address,
     ChatGone,
     ChatMoved,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from digests.feeds import parse_jsonl
+from digests.papers.feeds import parse_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / "digests" / "data" / "demo_corpus.jsonl.gz"

@@ -31,9 +31,9 @@ from bot.platforms.discord_render import (
     TITLE_LIMIT,
 )
 from bot.settings import Settings
-from digests.catalog import Catalog
-from digests.commands import COMMANDS, Argument, CommandService
-from digests.delivery import (
+from digests.chat.commands import COMMANDS, Argument, CommandService
+from digests.delivery.pacing import RequestPace
+from digests.delivery.sending import (
     Address,
     Dispatcher,
     DrainReport,
@@ -42,9 +42,9 @@ from digests.delivery import (
     send_rate_share,
     withdraw_sender,
 )
-from digests.pace import RequestPace
 from digests.store import channels, deliveries
 from digests.store.models import Channel, Delivery, Follow
+from digests.topics.catalog import Catalog
 from digests.usecases import UseCases
 from tests.fakes.discord_gateway import ATTACH_FILES, MANAGE_CHANNELS, channel_payload, overwrite
 from tests.fakes.discord_server import (

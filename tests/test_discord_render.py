@@ -21,12 +21,12 @@ from bot.platforms.discord_render import (
     render_reply,
     size,
 )
-from digests.alerts import SpikeAlert
-from digests.commands import Choice, Reply
-from digests.compose import Digest, DigestEntry, DigestPaper, TopicRef, compose_digest
-from digests.momentum import compute_momentum
-from digests.papers import abs_url
-from digests.spikes import SpikeSettings, TopicCounts, evaluate
+from digests.chat.commands import Choice, Reply
+from digests.messages.alert import SpikeAlert
+from digests.messages.digest import Digest, DigestEntry, DigestPaper, TopicRef, compose_digest
+from digests.papers.records import abs_url
+from digests.signals.momentum import compute_momentum
+from digests.signals.spikes import SpikeSettings, TopicCounts, evaluate
 
 AS_OF = date(2026, 9, 27)
 HOSTILE = "@everyone <@&123456789012345678> **bold** [x](http://evil) ||spoiler|| `code`"

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import Session
 
-from digests.dispatch import due_channels, record_skipped
+from digests.delivery.digest_planning import due_channels, record_skipped
 from digests.store import channels, deliveries
 from digests.store.models import Topic
 

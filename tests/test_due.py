@@ -7,7 +7,7 @@ from zoneinfo import available_timezones
 
 import pytest
 
-from digests.due import (
+from digests.delivery.due import (
     last_occurrence,
     period_keys,
     weekdays_due_between,

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from digests.feeds import (
+from digests.papers.feeds import (
     FeedError,
     Skip,
     parse_api_atom,

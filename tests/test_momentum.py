@@ -6,7 +6,7 @@ from itertools import pairwise
 
 import pytest
 
-from digests.momentum import (
+from digests.signals.momentum import (
     HISTOGRAM_WEEKS,
     WINDOW_DAYS,
     compute_momentum,

@@ -20,7 +20,7 @@ from sqlmodel import Session
 from bot.app import build_app
 from bot.runner import Runtime
 from bot.settings import load_settings
-from digests.ingest import ingest_records
+from digests.papers.ingest import ingest_records
 from digests.store import channels, repo
 from digests.store.models import Channel, Delivery, DeliveryPart
 from tests.fakes.discord_server import (

@@ -6,7 +6,7 @@ import asyncio
 import itertools
 import time
 
-from digests.pace import RequestPace
+from digests.delivery.pacing import RequestPace
 
 WINDOW = 0.05  # seconds; real time, kept short
 

@@ -11,10 +11,10 @@ import pytest
 from bot.platforms import discord_render, telegram_render
 from bot.platforms.discord_render import ZWSP
 from bot.platforms.telegram_render import WORD_JOINER
-from digests.alerts import SpikeAlert
-from digests.compose import Digest, TopicRef
-from digests.papers import abs_url
-from digests.render_text import render_alert_text, render_text
+from digests.messages.alert import SpikeAlert
+from digests.messages.digest import Digest, TopicRef
+from digests.messages.plain_text import render_alert_text, render_text
+from digests.papers.records import abs_url
 from tests.fakes.telegram_html import parse_telegram_html, validate_telegram_html
 from tests.test_discord_render import LINK, spike
 from tests.test_telegram_render import EVALS, RL, digest_of, paper

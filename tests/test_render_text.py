@@ -3,10 +3,10 @@ from datetime import date, timedelta
 
 import pytest
 
-from digests.compose import DigestPaper, TopicRef, compose_digest
-from digests.momentum import HISTOGRAM_WEEKS, compute_momentum
-from digests.papers import abs_url
-from digests.render_text import TITLE_LIMIT, clean_text, render_momentum, render_text
+from digests.messages.digest import DigestPaper, TopicRef, compose_digest
+from digests.messages.plain_text import TITLE_LIMIT, clean_text, render_momentum, render_text
+from digests.papers.records import abs_url
+from digests.signals.momentum import HISTOGRAM_WEEKS, compute_momentum
 
 AS_OF = date(2026, 9, 27)
 RL = TopicRef("agentic-rl", "Agentic RL")

@@ -13,11 +13,11 @@ from bot.app import build_app
 from bot.platforms.terminal import TerminalAdapter
 from bot.runner import Runtime, follow_on_terminal
 from bot.settings import load_settings
-from digests.ingest import NOTHING_ANNOUNCED, ingest_records, sync_catalog
-from digests.papers import PaperRecord
-from digests.retag import retag_status
+from digests.papers.ingest import NOTHING_ANNOUNCED, ingest_records, sync_catalog
+from digests.papers.records import PaperRecord
 from digests.store.models import Delivery
-from digests.tagger import Tagger
+from digests.topics.retag import retag_status
+from digests.topics.tagger import Tagger
 from tests.fakes.arxiv_server import FakeArxiv
 from tests.papers import paper_record
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from digests.schedule import ScheduleError, parse_schedule, suggest_timezones
+from digests.delivery.schedule import ScheduleError, parse_schedule, suggest_timezones
 
 
 @pytest.mark.parametrize(

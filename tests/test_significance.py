@@ -10,7 +10,7 @@ import textwrap
 import pytest
 from scipy.stats import binom, false_discovery_control
 
-from digests.significance import bh_adjust, binomial_upper_tail
+from digests.signals.significance import bh_adjust, binomial_upper_tail
 
 TRIALS = [1, 2, 3, 10, 99, 1_000, 12_345, 100_000, 1_000_000]
 RATES = [1e-12, 1e-6, 0.001, 0.0101, 0.3, 0.5, 0.7, 0.99, 1 - 1e-6, 1 - 1e-12]

@@ -13,7 +13,7 @@ from collections import Counter
 from sqlalchemy import Engine, select
 from sqlmodel import Session
 
-from digests.delivery import SEND_TIMEOUT, DrainReport
+from digests.delivery.sending import SEND_TIMEOUT, DrainReport
 from digests.store.models import DeliveryPart
 from tests.fakes.telegram_server import FakeTelegram, sent_text
 from tests.queued import queue_digests

@@ -8,7 +8,7 @@ import time
 
 from sqlalchemy import Engine
 
-from digests.catalog import Catalog
+from digests.topics.catalog import Catalog
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits, sent_text
 from tests.test_telegram import ADMIN, GROUP, MEMBER, PRIVATE, WAIT, Bot, seed_papers, start_bot
 

@@ -11,9 +11,8 @@ import pytest
 from sqlalchemy import select
 from sqlmodel import Session
 
-from digests.catalog import TopicDef
-from digests.momentum import window_bounds
-from digests.spikes import (
+from digests.signals.momentum import window_bounds
+from digests.signals.spikes import (
     SpikeMemory,
     SpikeSettings,
     TopicCounts,
@@ -27,6 +26,7 @@ from digests.spikes import (
 )
 from digests.store import repo
 from digests.store.models import SpikeState, Topic
+from digests.topics.catalog import TopicDef
 from tests.papers import paper_record
 
 VOLUME = 10_000  # all new papers per 28 days, unless a test says otherwise

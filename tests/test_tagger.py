@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from digests.catalog import Catalog, TopicDef
-from digests.tagger import Tagger, TagScore
+from digests.topics.catalog import Catalog, TopicDef
+from digests.topics.tagger import Tagger, TagScore
 
 # Abstracts written for these tests; each is plainly from a field with no agents in it, and
 # several carry words that a careless matcher would take for agent or RL vocabulary.

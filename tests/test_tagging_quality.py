@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from digests.catalog import Catalog
-from digests.evaluation import Evaluation, evaluate, load_gold
-from digests.tagger import Tagger
+from digests.topics.catalog import Catalog
+from digests.topics.evaluation import Evaluation, evaluate, load_gold
+from digests.topics.tagger import Tagger
 from tests.seeds import load_seed_papers, seeds_dir
 from tests.shared_data import shared_dir
 

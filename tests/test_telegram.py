@@ -24,9 +24,9 @@ from telegram.error import InvalidToken
 from bot.app import App
 from bot.platforms.telegram import TelegramAdapter, telegram_rate_limiter
 from bot.platforms.telegram_render import render_digest
-from digests.catalog import Catalog
-from digests.commands import COMMANDS, Caller
-from digests.delivery import (
+from digests.chat.commands import COMMANDS, Caller
+from digests.delivery.pacing import RequestPace
+from digests.delivery.sending import (
     Address,
     ChatMoved,
     ChatUnavailable,
@@ -34,8 +34,8 @@ from digests.delivery import (
     RetryLater,
     Transient,
 )
-from digests.pace import RequestPace
 from digests.store import channels, deliveries
+from digests.topics.catalog import Catalog
 from digests.usecases import UseCases
 from tests.fakes.telegram_html import parse_telegram_html
 from tests.fakes.telegram_server import (

@@ -16,11 +16,11 @@ from bot.platforms.telegram_render import (
     render_digest,
     render_reply,
 )
-from digests.chart_spec import CHART_KEY, chart_panels
-from digests.commands import Choice, Reply
-from digests.compose import DigestPaper, TopicRef, compose_digest
-from digests.momentum import compute_momentum
-from digests.papers import abs_url
+from digests.chat.commands import Choice, Reply
+from digests.messages.chart_spec import CHART_KEY, chart_panels
+from digests.messages.digest import DigestPaper, TopicRef, compose_digest
+from digests.papers.records import abs_url
+from digests.signals.momentum import compute_momentum
 from tests.fakes.telegram_html import parse_telegram_html, utf16_length, validate_telegram_html
 
 AS_OF = date(2026, 9, 27)

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from digests.catalog import Catalog, CatalogError
-from digests.tagger import Tagger
-from digests.text_features import paper_terms, paper_word_bytes
-from digests.topic_model import ModelError, TopicModel
+from digests.topics.catalog import Catalog, CatalogError
+from digests.topics.tagger import Tagger
+from digests.topics.text_features import paper_terms, paper_word_bytes
+from digests.topics.topic_model import ModelError, TopicModel
 from tests.shared_data import shared_dir
 
 ROOT = Path(__file__).resolve().parents[1]

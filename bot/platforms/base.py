@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Protocol
 
-from digests.delivery import MediaRefused
+from digests.delivery.sending import MediaRefused
 from digests.usecases import Platform
 
 
@@ -21,7 +21,7 @@ class Adapter(Platform, Protocol):
 async def draw_chart(spec: dict) -> bytes:
     """A part's stored chart as PNG bytes, drawn off the event loop; MediaRefused when the
     description cannot be drawn, so the part still goes out without it."""
-    from digests.chart import chart_png  # Pillow loads with the first chart, not at start
+    from digests.messages.chart import chart_png  # Pillow loads with the first chart, not at start
 
     try:
         return await asyncio.to_thread(chart_png, spec)

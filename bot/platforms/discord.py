@@ -1,7 +1,7 @@
 """Discord: slash commands in, digests out, through discord.py in the bot's own event loop.
 
 The adapter translates; the core decides. The slash commands, their options, descriptions and
-autocomplete are made from the core's command table (`digests.commands.COMMANDS`). A slash
+autocomplete are made from the core's command table (`digests.chat.commands.COMMANDS`). A slash
 command becomes a `Caller` (the channel or thread the command came from, its server, and
 whether the member may manage that channel) plus a command name and argument (its options
 joined in the table's order) for `CommandService.handle`; its `Reply` is rendered by
@@ -36,9 +36,8 @@ from discord import app_commands
 from bot.platforms.base import draw_chart
 from bot.platforms.discord_render import render_alert, render_digest, render_reply
 from bot.settings import Settings, SettingsError
-from digests.chart_spec import CHART_KEY
-from digests.commands import COMMANDS, Argument, Caller, Command, Reply
-from digests.delivery import (
+from digests.chat.commands import COMMANDS, Argument, Caller, Command, Reply
+from digests.delivery.sending import (
     Address,
     ChatGone,
     ChatUnavailable,
@@ -49,10 +48,11 @@ from digests.delivery import (
     SendFailure,
     Transient,
 )
+from digests.messages.chart_spec import CHART_KEY
 
 if TYPE_CHECKING:
-    from digests.alerts import SpikeAlert
-    from digests.compose import Digest
+    from digests.messages.alert import SpikeAlert
+    from digests.messages.digest import Digest
     from digests.usecases import UseCases
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,8 @@
 """Digests, spike alerts and command replies as Discord messages with embeds.
 
-Digests and alerts are laid out by `digests.render`, as on every platform; `DiscordMarkdown`
-writes that layout in Discord's markdown and `_Packer` puts its blocks into embeds.
+Digests and alerts are laid out by `digests.messages.layout`, as on every platform;
+`DiscordMarkdown` writes that layout in Discord's markdown and `_Packer` puts its blocks into
+embeds.
 
 A digest payload is JSON, stored with its delivery before anything is sent:
 `{"content": str | None, "embeds": [embed.to_dict(), ...]}`; the sender rebuilds the embeds
@@ -33,12 +34,12 @@ from dataclasses import dataclass, field
 import discord
 from discord.utils import escape_markdown, escape_mentions
 
-from digests.alerts import SpikeAlert, alert_chart
-from digests.chart_spec import CHART_KEY, digest_chart
-from digests.commands import Reply
-from digests.compose import Digest
-from digests.render import alert_layout, clean_text, digest_layout, link_url
-from digests.render import utf16_size as size
+from digests.chat.commands import Reply
+from digests.messages.alert import SpikeAlert, alert_chart
+from digests.messages.chart_spec import CHART_KEY, digest_chart
+from digests.messages.digest import Digest
+from digests.messages.layout import alert_layout, clean_text, digest_layout, link_url
+from digests.messages.layout import utf16_size as size
 
 CONTENT_LIMIT = 2000
 TITLE_LIMIT = 256

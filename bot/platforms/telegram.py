@@ -65,11 +65,8 @@ from telegram.request import BaseRequest
 from bot.platforms import telegram_render
 from bot.platforms.base import draw_chart
 from bot.settings import Settings, SettingsError
-from digests.alerts import SpikeAlert
-from digests.chart_spec import CHART_KEY
-from digests.commands import COMMANDS, Caller, Reply
-from digests.compose import Digest
-from digests.delivery import (
+from digests.chat.commands import COMMANDS, Caller, Reply
+from digests.delivery.sending import (
     SEND_TIMEOUT,
     Address,
     ChatMoved,
@@ -81,6 +78,9 @@ from digests.delivery import (
     SendFailure,
     Transient,
 )
+from digests.messages.alert import SpikeAlert
+from digests.messages.chart_spec import CHART_KEY
+from digests.messages.digest import Digest
 from digests.usecases import UseCases
 
 log = logging.getLogger(__name__)
@@ -186,7 +186,7 @@ def _chat_of(update: object) -> object:
 
 
 class TelegramSender:
-    """`digests.delivery.Sender` for Telegram: one stored part, one `sendMessage`."""
+    """`digests.delivery.sending.Sender` for Telegram: one stored part, one `sendMessage`."""
 
     platform = PLATFORM
     sends_per_second = 30.0  # per bot; the rate limiter also keeps 20 a minute per group

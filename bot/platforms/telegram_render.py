@@ -1,6 +1,6 @@
 """Digests, spike alerts and command replies as Telegram messages in HTML parse mode.
 
-Digests and alerts are laid out by `digests.render`, as on every platform; `TelegramHTML`
+Digests and alerts are laid out by `digests.messages.layout`, as on every platform; `TelegramHTML`
 writes that layout in HTML and `_pack` puts its blocks into as few messages as fit.
 
 Every payload is a JSON-able dict for `Bot.send_message(**payload)`:
@@ -29,11 +29,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from digests.alerts import SpikeAlert, alert_chart
-from digests.chart_spec import CHART_KEY, digest_chart
-from digests.commands import Choice, Reply
-from digests.compose import Digest
-from digests.render import alert_layout, clean_text, digest_layout, utf16_size
+from digests.chat.commands import Choice, Reply
+from digests.messages.alert import SpikeAlert, alert_chart
+from digests.messages.chart_spec import CHART_KEY, digest_chart
+from digests.messages.digest import Digest
+from digests.messages.layout import alert_layout, clean_text, digest_layout, utf16_size
 
 MESSAGE_LIMIT = 4096  # Telegram's limit for a message's text
 CAPTION_LIMIT = 1024  # and for a photo's caption

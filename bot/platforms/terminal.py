@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from digests.alerts import SpikeAlert
-from digests.compose import Digest
-from digests.delivery import Address
-from digests.render_text import render_alert_text, render_text
+from digests.delivery.sending import Address
+from digests.messages.alert import SpikeAlert
+from digests.messages.digest import Digest
+from digests.messages.plain_text import render_alert_text, render_text
 
 CHAT_ID = "stdout"
 

@@ -14,7 +14,7 @@ from datetime import date, datetime
 from sqlalchemy import delete, func, insert, select, update
 from sqlmodel import Session
 
-from digests.papers import PaperRecord
+from digests.papers.records import PaperRecord
 from digests.store.models import IngestState, Paper, PaperTopic, Topic
 
 _CHUNK = 500  # rows per IN (...) lookup; keeps statements under SQLite's variable limit
@@ -145,7 +145,7 @@ def held_ids(session: Session, arxiv_ids: Sequence[str]) -> set[str]:
 def sync_topics(session: Session, topics: Iterable) -> list[str]:
     """Store the catalog's topics; returns the slugs that are new or whose rules changed.
 
-    `topics` are `digests.catalog.TopicDef`s. Topics that left the catalog are kept, since
+    `topics` are `digests.topics.catalog.TopicDef`s. Topics that left the catalog are kept, since
     follows may still point at them.
     """
     existing = {row.slug: row for row in session.exec(select(Topic)).scalars()}

@@ -34,7 +34,7 @@ from sqlalchemy import (
 )
 from sqlmodel import Session
 
-from digests.due import Schedule
+from digests.delivery.due import Schedule
 from digests.store.models import Channel, Delivery, Follow
 
 

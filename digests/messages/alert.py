@@ -1,8 +1,8 @@
 """Spike alerts as data, independent of any chat platform.
 
-`digests.spikes` decides which topics alert; this module gathers what an alert shows: the
+`digests.signals.spikes` decides which topics alert; this module gathers what an alert shows: the
 topic's momentum (the same numbers as its digest section and topic page), the decision's
-evidence, and the papers driving the rise. `digests.render` lays an alert out for every
+evidence, and the papers driving the rise. `digests.messages.layout` lays an alert out for every
 platform; `alert_chart` describes the momentum chart for platforms with images.
 """
 
@@ -15,13 +15,13 @@ from datetime import UTC, date, datetime
 
 from sqlmodel import Session
 
-from digests.catalog import TopicDef
-from digests.chart_spec import topic_chart
-from digests.compose import DigestEntry, DigestPaper, TopicRef, compose_digest
-from digests.momentum import Momentum, window_bounds
-from digests.reports import digest_paper, topic_momenta
-from digests.spikes import SpikeDecision
+from digests.messages.chart_spec import topic_chart
+from digests.messages.digest import DigestEntry, DigestPaper, TopicRef, compose_digest
+from digests.messages.reports import digest_paper, topic_momenta
+from digests.signals.momentum import Momentum, window_bounds
+from digests.signals.spikes import SpikeDecision
 from digests.store import repo
+from digests.topics.catalog import TopicDef
 
 ALERT_PAPERS = 5
 PERIOD_KEY_LIMIT = 64  # Delivery.period_key

@@ -17,19 +17,19 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
-from digests.catalog import AmbiguousTopic, Catalog, TopicDef, UnknownTopic
-from digests.compose import Digest
-from digests.dispatch import known_topics
-from digests.reports import build_digest, topic_momenta
-from digests.schedule import (
+from digests.delivery.digest_planning import known_topics
+from digests.delivery.schedule import (
     WEEKDAYS,
     ScheduleError,
     parse_schedule,
     schedule_text,
     suggest_timezones,
 )
+from digests.messages.digest import Digest
+from digests.messages.reports import build_digest, topic_momenta
 from digests.store import channels, repo
 from digests.store.unit_of_work import unit_of_work
+from digests.topics.catalog import AmbiguousTopic, Catalog, TopicDef, UnknownTopic
 
 MAX_ARGUMENT = 200  # characters; longer arguments are refused, never cut and applied
 # On-demand commands that post much, once per chat per period. A repeat within it gets one

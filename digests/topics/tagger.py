@@ -1,7 +1,7 @@
 """Tag papers with catalog topics from their title, abstract and arXiv categories.
 
 Two tiers. The rules (this module) find every topic a paper may be about; for the topics the
-learned tier knows (`digests.topic_model`), a per-topic model trained on judged real papers
+learned tier knows (`digests.topics.topic_model`), a per-topic model trained on judged real papers
 then decides, with a calibrated probability as the score. Topics without a model are decided
 by the rules' own score and threshold.
 
@@ -48,9 +48,9 @@ from typing import Literal
 
 import numpy as np
 
-from digests.catalog import Catalog, TopicDef, normalize
-from digests.text_features import paper_word_bytes
-from digests.topic_model import TopicModel
+from digests.topics.catalog import Catalog, TopicDef, normalize
+from digests.topics.text_features import paper_word_bytes
+from digests.topics.topic_model import TopicModel
 
 UNIT = 0.2  # evidence is added up in integer units of this weight
 TITLE_UNITS = 5  # a title hit weighs 1.0

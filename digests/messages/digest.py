@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
-from digests.momentum import Momentum, sparkline
+from digests.signals.momentum import Momentum, sparkline
 
 
 @dataclass(frozen=True)

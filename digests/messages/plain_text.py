@@ -1,16 +1,16 @@
 """Plain-text rendering of digests, spike alerts and momentum, for a terminal.
 
-The layout is `digests.render`'s, as for every platform; plain text escapes nothing: `<b>`,
+The layout is `digests.messages.layout`'s, as for every platform; plain text escapes nothing: `<b>`,
 `&amp;` and `@everyone` are shown as typed, once `clean_text` has made each piece of
 third-party text one bounded line with nothing a terminal would interpret.
 """
 
 from __future__ import annotations
 
-from digests.alerts import SpikeAlert
-from digests.compose import Digest
-from digests.momentum import Momentum, histogram_lines
-from digests.render import FULL, alert_layout, clean_text, digest_layout
+from digests.messages.alert import SpikeAlert
+from digests.messages.digest import Digest
+from digests.messages.layout import FULL, alert_layout, clean_text, digest_layout
+from digests.signals.momentum import Momentum, histogram_lines
 
 TITLE_LIMIT = FULL.title
 INDENT = "   "

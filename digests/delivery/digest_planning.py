@@ -12,9 +12,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
-from digests.catalog import Catalog
-from digests.compose import Digest
-from digests.due import (
+from digests.delivery.due import (
     DEFAULT_GRACE,
     DueDecisions,
     Occurrence,
@@ -22,9 +20,11 @@ from digests.due import (
     split_due,
     weekdays_due_between,
 )
-from digests.papers import as_utc
-from digests.reports import build_digest
+from digests.messages.digest import Digest
+from digests.messages.reports import build_digest
+from digests.papers.records import as_utc
 from digests.store import channels, deliveries, schedules
+from digests.topics.catalog import Catalog
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 
-from digests.momentum import histogram_start
-from digests.papers import PaperRecord, id_month
+from digests.papers.records import PaperRecord, id_month
+from digests.signals.momentum import histogram_start
 
 UNDATED_TYPES = frozenset({"cross", "replace", "replace-cross"})
 # A cross-listed first version this many days before the announcement is a new submission

@@ -91,8 +91,8 @@ class PaperRecord:
     # Tags given by an upstream system, by topic name or slug (JSON Lines import).
     upstream_topics: tuple[str, ...] = ()
     # A daily listing's item: how it was announced (new | cross | replace | replace-cross)
-    # and when. Until `digests.first_versions` dates them, a cross-list or replacement carries
-    # the announcement as `published`, which need not be its first-version date.
+    # and when. Until `digests.papers.first_versions` dates them, a cross-list or replacement
+    # carries the announcement as `published`, which need not be its first-version date.
     announce_type: str = ""
     announced: datetime | None = None
 

@@ -16,10 +16,10 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from digests.chart_spec import chart_panels
-from digests.compose import shorten
-from digests.momentum import MONTHS, WEEK_DAYS, WINDOW_DAYS, WeekCount
-from digests.render import clean_text
+from digests.messages.chart_spec import chart_panels
+from digests.messages.digest import shorten
+from digests.messages.layout import clean_text
+from digests.signals.momentum import MONTHS, WEEK_DAYS, WINDOW_DAYS, WeekCount
 
 BACKGROUND = (255, 255, 255)
 TITLE_COLOR = (31, 35, 40)
@@ -80,7 +80,7 @@ def histogram_png(
 
 
 def chart_png(spec: Mapping) -> bytes:
-    """A stored chart description (`digests.chart_spec`) drawn: one histogram per panel,
+    """A stored chart description (`digests.messages.chart_spec`) drawn: one histogram per panel,
     stacked. The same description gives the same bytes; recent ones are kept in memory, since
     many channels follow the same topics. ValueError when `spec` is not a chart."""
     return _chart_png(json.dumps(spec, sort_keys=True, ensure_ascii=False))

@@ -19,7 +19,7 @@ from sqlmodel import Session
 
 from digests.store import repo
 from digests.store.unit_of_work import unit_of_work
-from digests.tagger import Tagger, TagScore
+from digests.topics.tagger import Tagger, TagScore
 
 STATE_KEY = "tagger"
 BATCH = 500

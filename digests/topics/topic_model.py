@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from digests.text_features import category_terms, paper_word_bytes
+from digests.topics.text_features import category_terms, paper_word_bytes
 
 FORMAT = 2
 Words = tuple[list[bytes], list[bytes], Sequence[str]]  # title words, abstract words, categories

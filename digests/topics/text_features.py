@@ -2,7 +2,7 @@
 
 Training (`scripts/train_tagger.py`) and tagging share this one function, so a model never
 sees a term spelt differently from the way it learnt it. Words are the matcher's words
-(lowercase runs of letters and digits, see `digests.catalog.split_words`). Title words are
+(lowercase runs of letters and digits, see `digests.topics.catalog.split_words`). Title words are
 also kept apart ("t:agent"), because a title says what a paper is about more surely than a
 word in its abstract. Categories become "c:cs.cv", and the primary one also "p:cs.cv".
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from digests.catalog import blank_separators
+from digests.topics.catalog import blank_separators
 
 MAX_TITLE_CHARS = 2_000
 MAX_ABSTRACT_CHARS = 20_000

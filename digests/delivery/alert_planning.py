@@ -8,10 +8,10 @@ from datetime import date, datetime, timedelta
 
 from sqlmodel import Session
 
-from digests.alerts import SpikeAlert, alert_period_key, build_alerts
-from digests.catalog import Catalog
-from digests.spikes import SpikeDecision, SpikeSettings, record, scan
+from digests.messages.alert import SpikeAlert, alert_period_key, build_alerts
+from digests.signals.spikes import SpikeDecision, SpikeSettings, record, scan
 from digests.store import channels
+from digests.topics.catalog import Catalog
 
 # A spike alert is news for a day; after that the next scan's momentum says more.
 ALERT_WINDOW = timedelta(days=1)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from digests.tagger import TagEvidence, Tagger
+from digests.topics.tagger import TagEvidence, Tagger
 
 LABELS = ("yes", "borderline", "no")
 

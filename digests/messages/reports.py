@@ -7,11 +7,11 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from sqlmodel import Session
 
-from digests.catalog import TopicDef
-from digests.compose import Digest, DigestPaper, TopicRef, compose_digest
-from digests.momentum import HISTOGRAM_WEEKS, Momentum, compute_momentum, window_bounds
+from digests.messages.digest import Digest, DigestPaper, TopicRef, compose_digest
+from digests.signals.momentum import HISTOGRAM_WEEKS, Momentum, compute_momentum, window_bounds
 from digests.store import repo
 from digests.store.models import Paper
+from digests.topics.catalog import TopicDef
 
 # A paper announced late in a period may be tagged after the period's digest went out; it is
 # still news the week after, but a paper first published long before is not.

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Protocol
 
-from digests.compose import Digest, DigestEntry, DigestSection, shorten
-from digests.momentum import MONTHS, histogram_lines, papers_text, share_text, sparkline
-from digests.papers import abs_url
-from digests.spikes import evidence_text, shares_text
+from digests.messages.digest import Digest, DigestEntry, DigestSection, shorten
+from digests.papers.records import abs_url
+from digests.signals.momentum import MONTHS, histogram_lines, papers_text, share_text, sparkline
+from digests.signals.spikes import evidence_text, shares_text
 
 if TYPE_CHECKING:
-    from digests.alerts import SpikeAlert
+    from digests.messages.alert import SpikeAlert
 
 HEADING_LIMIT = 120  # characters of a digest's title
 LINE_LIMIT = 500  # of our own lines (momentum, evidence, headline); none is ever this long

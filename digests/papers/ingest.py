@@ -10,13 +10,13 @@ from typing import Protocol
 
 from sqlmodel import Session
 
-from digests.catalog import Catalog, UnknownTopic
-from digests.feeds import ParsedFeed, Skip
-from digests.first_versions import date_listed, ids_to_look_up, undated
-from digests.papers import PaperRecord
-from digests.retag import RetagStatus, note_tagger, tag_rows
+from digests.papers.feeds import ParsedFeed, Skip
+from digests.papers.first_versions import date_listed, ids_to_look_up, undated
+from digests.papers.records import PaperRecord
 from digests.store import repo
-from digests.tagger import Tagger, TagScore
+from digests.topics.catalog import Catalog, UnknownTopic
+from digests.topics.retag import RetagStatus, note_tagger, tag_rows
+from digests.topics.tagger import Tagger, TagScore
 
 NOTHING_ANNOUNCED = "no new announcements (arXiv announces none on weekends and holidays)"
 
@@ -97,7 +97,7 @@ def sync_catalog(
     session: Session, *, catalog: Catalog, tagger: Tagger, now: datetime
 ) -> RetagStatus:
     """Store the catalog's topics; when the tagger changed, start re-tagging stored papers
-    in the background (`digests.retag`)."""
+    in the background (`digests.topics.retag`)."""
     repo.sync_topics(session, catalog.topics)
     return note_tagger(session, tagger, now=now)
 
@@ -140,7 +140,7 @@ def ingest_records(
     """Upsert `records`, tag new and updated papers, and store upstream tags next to ours.
 
     A listing's cross-lists and replacements are first dated by their first version (see
-    `digests.first_versions`); `looked_up` holds the arXiv API's dates for some of them.
+    `digests.papers.first_versions`); `looked_up` holds the arXiv API's dates for some of them.
     """
     records = list(records)
     report = IngestReport(read=len(records))

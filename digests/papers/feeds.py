@@ -15,7 +15,7 @@ from email.utils import parsedate_to_datetime
 
 from lxml import etree
 
-from digests.papers import BadArxivId, PaperRecord, as_utc, is_category_id, parse_arxiv_id
+from digests.papers.records import BadArxivId, PaperRecord, as_utc, is_category_id, parse_arxiv_id
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"
@@ -549,7 +549,7 @@ def _listing_record(
         abstract=abstract,
         authors=authors,
         categories=tuple(categories),
-        # The announcement; digests.first_versions dates cross-lists and replacements.
+        # The announcement; digests.papers.first_versions dates cross-lists and replacements.
         published=announced,
         # A replacement's announcement date is when this version appeared, not v1's date.
         updated=announced if announce_type in LISTING_UPDATE_TYPES else None,

@@ -1,9 +1,9 @@
 """Charts as data: what a delivery part asks to have drawn, stored as JSON with the part.
 
-A part carries its chart's description under `CHART_KEY`, not the image: a few hundred bytes
-per channel instead of tens of kilobytes, and the image is drawn (`digests.chart.chart_png`,
-cached) when the part goes out. Where a chat takes no images, the part is sent again without
-its chart (`without_chart`), so the words always arrive.
+A part carries its chart's description under `CHART_KEY`, not the image: a few hundred bytes per
+channel instead of tens of kilobytes, and the image is drawn
+(`digests.messages.chart.chart_png`, cached) when the part goes out. Where a chat takes no
+images, the part is sent again without its chart (`without_chart`), so the words always arrive.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 
-from digests.compose import Digest
-from digests.momentum import WEEK_DAYS, WeekCount
+from digests.messages.digest import Digest
+from digests.signals.momentum import WEEK_DAYS, WeekCount
 
 CHART_KEY = "chart"
 MAX_PANELS = 4  # one histogram per followed topic, in follow order; more would not be legible

@@ -31,11 +31,11 @@ from datetime import date, datetime, timedelta
 
 from sqlmodel import Session
 
-from digests.catalog import TopicDef
-from digests.momentum import round_half_up, window_bounds
-from digests.significance import bh_adjust, binomial_upper_tail
-from digests.spike_settings import SpikeSettings
+from digests.signals.momentum import round_half_up, window_bounds
+from digests.signals.significance import bh_adjust, binomial_upper_tail
+from digests.signals.spike_settings import SpikeSettings
 from digests.store import repo, spike_states
+from digests.topics.catalog import TopicDef
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,8 @@ from typing import Protocol
 
 from sqlmodel import Session
 
-from digests.chart_spec import CHART_KEY, without_chart
-from digests.pace import RequestPace
+from digests.delivery.pacing import RequestPace
+from digests.messages.chart_spec import CHART_KEY, without_chart
 from digests.retry import backoff_delay
 from digests.store import channels, deliveries
 from digests.store import lease as leases

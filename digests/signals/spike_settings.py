@@ -1,4 +1,4 @@
-"""The thresholds of spike detection (`digests.spikes`), checked once, when they are built.
+"""The thresholds of spike detection (`digests.signals.spikes`), checked once, when they are built.
 
 The bot nests them in its settings, so that SPIKE_FDR_Q and the rest are refused at start;
 this module imports pydantic alone, so reading settings loads no statistics.

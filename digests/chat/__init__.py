@@ -1,0 +1,1 @@
+"""Chat: the commands people type, decided once for every platform."""

@@ -1,0 +1,1 @@
+"""Delivery: when digests are due, what each channel receives, and sending it."""

@@ -1,0 +1,1 @@
+"""Messages: digests and alerts as data, their charts, and their layout as text."""

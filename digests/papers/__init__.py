@@ -1,0 +1,1 @@
+"""Papers: reading arXiv documents, first-version dates, and ingesting records."""

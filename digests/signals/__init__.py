@@ -1,0 +1,1 @@
+"""Signals: momentum and spikes, how a topic's volume moves."""
