@@ -1,5 +1,6 @@
-"""Papers for the tests: `paper_record`, the one way a test makes a paper, and the papers the
-chat platform tests put in the store before asking for a digest."""
+"""Papers for the tests: `paper_record`, the one way a test makes a paper, `digest_paper`, the
+same paper as a digest shows it, and the papers the chat platform tests put in the store before
+asking for a digest."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from digests.messages.digest import DigestPaper
 from digests.papers.ingest import ingest_records, sync_catalog
-from digests.papers.records import PaperRecord
+from digests.papers.records import PaperRecord, abs_url
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
 
@@ -33,6 +35,24 @@ def paper_record(n: int = 1, published: datetime = PUBLISHED, **changes: Any) ->
         "published": published,
     }
     return PaperRecord(**(fields | changes))
+
+
+def digest_paper(n: int = 1, **changes: Any) -> DigestPaper:
+    """Paper `n` of `paper_record` as a digest shows it, linked to its arXiv page and scored 1.0
+    on RL for LLM Agents; `changes` set any other field (the link follows a changed arxiv_id)."""
+    record = paper_record(n)
+    arxiv_id = changes.get("arxiv_id", record.arxiv_id)
+    fields = {
+        "arxiv_id": arxiv_id,
+        "title": record.title,
+        "url": abs_url(arxiv_id),
+        "authors": record.authors,
+        "published": record.published.date(),
+        "primary_category": record.categories[0],
+        "abstract": record.abstract,
+        "scores": {"rl-for-llm-agents": 1.0},
+    }
+    return DigestPaper(**(fields | changes))
 
 
 def seed_agent_papers(

@@ -14,11 +14,12 @@ from bot.platforms.terminal import TerminalAdapter
 from digests.delivery.sending import Address
 from digests.messages.alert import SpikeAlert
 from digests.messages.chart_spec import CHART_KEY, chart_panels
-from digests.messages.digest import DigestEntry, DigestPaper, TopicRef
+from digests.messages.digest import DigestEntry, TopicRef
 from digests.signals.momentum import compute_momentum
 from digests.signals.spikes import SpikeMemory, SpikeSettings, TopicCounts, evaluate
 from tests.fakes.telegram_html import validate_telegram_html
 from tests.fakes.telegram_server import FakeTelegram
+from tests.papers import digest_paper
 
 AS_OF = date(2026, 9, 28)
 HOSTILE = "<script>alert(1)</script> & @everyone /start@digest_test_bot"
@@ -38,17 +39,7 @@ def spike_alert() -> SpikeAlert:
         SpikeSettings(),
         now=datetime(2026, 9, 28, 21, tzinfo=UTC),
     )[0]
-    paper = DigestPaper(
-        "2609.00001",
-        HOSTILE,
-        "https://arxiv.org/abs/2609.00001",
-        ("Ada Lovelace",),
-        AS_OF,
-        "cs.LG",
-        "An abstract.",
-        {"rl-for-llm-agents": 1},
-    )
-    entry = DigestEntry(paper, (), "Ada Lovelace", "An abstract.")
+    entry = DigestEntry(digest_paper(title=HOSTILE), (), "Ada Lovelace", "An abstract.")
     return SpikeAlert(
         TopicRef("rl-for-llm-agents", "RL for LLM Agents"), momentum, decision, (entry,)
     )

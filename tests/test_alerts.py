@@ -16,14 +16,14 @@ from digests.messages.alert import (
     build_alerts,
 )
 from digests.messages.chart_spec import chart_panels
-from digests.messages.digest import DigestEntry, DigestPaper, TopicRef
+from digests.messages.digest import DigestEntry, TopicRef
 from digests.messages.layout import headline
 from digests.messages.plain_text import render_alert_text
 from digests.signals.momentum import WINDOW_DAYS, compute_momentum, window_bounds
 from digests.signals.spikes import SpikeSettings, TopicCounts, evaluate
 from digests.store import repo
 from digests.topics.catalog import TopicDef
-from tests.papers import paper_record
+from tests.papers import digest_paper, paper_record
 
 AS_OF = date(2026, 9, 27)
 NOW = datetime(2026, 9, 28, 6, 0, tzinfo=UTC)
@@ -48,20 +48,6 @@ def make_alert(count, previous, total=10_000, previous_total=10_000, name=NAME, 
     counts = TopicCounts("agentic-rl", name, count, previous, total, previous_total)
     decision = evaluate([counts], {}, SpikeSettings(), now=NOW)[0]
     return SpikeAlert(TopicRef("agentic-rl", name), momentum, decision, tuple(papers))
-
-
-def entry(title="ECHO: Terminal Agents Learn World Models for Free", arxiv_id="2605.12345"):
-    paper = DigestPaper(
-        arxiv_id=arxiv_id,
-        title=title,
-        url=f"https://arxiv.org/abs/{arxiv_id}",
-        authors=("Vaishnavi Shrivastava", "Piero Kauffmann"),
-        published=date(2026, 9, 20),
-        primary_category="cs.LG",
-        abstract="CLI agents are the closest thing language models have to an embodied setting.",
-        scores={"agentic-rl": 0.9},
-    )
-    return DigestEntry(paper, (), "Vaishnavi Shrivastava, Piero Kauffmann", paper.abstract)
 
 
 # --- the headline -----------------------------------------------------------------------------
@@ -101,8 +87,12 @@ def test_headline_of_a_tiny_share_and_a_hostile_name():
 
 
 def test_render_alert_text_shows_evidence_histogram_and_papers():
-    hostile = entry(title="Agents\x1b]0;pwned\x07 that \x1b[2Jlearn\u202e", arxiv_id="2609.00002")
-    text = render_alert_text(make_alert(70, 29, papers=[entry(), hostile]))
+    echo = digest_paper(
+        arxiv_id="2605.12345", title="ECHO: Terminal Agents Learn World Models for Free"
+    )
+    hostile = digest_paper(2, title="Agents\x1b]0;pwned\x07 that \x1b[2Jlearn\u202e")
+    papers = [DigestEntry(paper, (), "Ada Lovelace", paper.abstract) for paper in (echo, hostile)]
+    text = render_alert_text(make_alert(70, 29, papers=papers))
     lines = text.splitlines()
     assert lines[0] == f"Spike: {headline(make_alert(70, 29))}"
     assert lines[1] == "Share of all new papers 0.29% → 0.70% (×2.4); p=2e-05, q=2e-05"

@@ -3,39 +3,19 @@ from datetime import date, timedelta
 import pytest
 
 from digests.messages.digest import (
-    DigestPaper,
     TopicRef,
     authors_line,
     compose_digest,
     gist,
 )
-from digests.papers.records import abs_url
 from digests.signals.momentum import compute_momentum
+from tests.papers import digest_paper
 
 AS_OF = date(2026, 9, 27)
 PERIOD_START = AS_OF - timedelta(days=6)
 RL = TopicRef("agentic-rl", "Agentic RL")
 REASONING = TopicRef("reasoning", "LLM Reasoning")
 EVALS = TopicRef("evals", "Evaluation")
-
-
-def paper(
-    arxiv_id: str,
-    scores: dict[str, float],
-    days_ago: int = 1,
-    authors: tuple[str, ...] = ("A. One",),
-    abstract: str = "We study things.",
-) -> DigestPaper:
-    return DigestPaper(
-        arxiv_id=arxiv_id,
-        title=f"Paper {arxiv_id}",
-        url=abs_url(arxiv_id),
-        authors=authors,
-        published=AS_OF - timedelta(days=days_ago),
-        primary_category="cs.LG",
-        abstract=abstract,
-        scores=scores,
-    )
 
 
 def momenta(*topics: TopicRef):
@@ -51,7 +31,8 @@ def ids(section) -> list[str]:
 
 
 def test_paper_in_several_followed_topics_appears_once_under_its_strongest():
-    d = digest([RL, REASONING, EVALS], [paper("2609.00001", {"agentic-rl": 0.6, "reasoning": 0.9})])
+    p = digest_paper(1, scores={"agentic-rl": 0.6, "reasoning": 0.9})
+    d = digest([RL, REASONING, EVALS], [p])
     rl, reasoning, evals = d.sections
     assert ids(rl) == [] and ids(evals) == []
     assert ids(reasoning) == ["2609.00001"]
@@ -60,7 +41,7 @@ def test_paper_in_several_followed_topics_appears_once_under_its_strongest():
 
 
 def test_equal_scores_go_to_the_topic_followed_first():
-    p = paper("2609.00001", {"agentic-rl": 0.7, "reasoning": 0.7})
+    p = digest_paper(1, scores={"agentic-rl": 0.7, "reasoning": 0.7})
     first = digest([REASONING, RL], [p])
     assert ids(first.sections[0]) == ["2609.00001"]
     assert first.sections[0].entries[0].also_in == ("Agentic RL",)
@@ -69,8 +50,8 @@ def test_equal_scores_go_to_the_topic_followed_first():
 
 def test_unfollowed_topics_neither_claim_nor_list_a_paper():
     papers = [
-        paper("2609.00001", {"agentic-rl": 0.5, "robotics": 0.99}),
-        paper("2609.00002", {"robotics": 0.9}),
+        digest_paper(1, scores={"agentic-rl": 0.5, "robotics": 0.99}),
+        digest_paper(2, scores={"robotics": 0.9}),
     ]
     d = digest([RL], papers)
     assert ids(d.sections[0]) == ["2609.00001"]
@@ -80,10 +61,10 @@ def test_unfollowed_topics_neither_claim_nor_list_a_paper():
 
 def test_papers_rank_by_score_then_newer_then_id():
     papers = [
-        paper("2609.00004", {"agentic-rl": 0.5}, days_ago=3),
-        paper("2609.00003", {"agentic-rl": 0.5}, days_ago=1),
-        paper("2609.00002", {"agentic-rl": 0.9}, days_ago=6),
-        paper("2609.00009", {"agentic-rl": 0.5}, days_ago=3),
+        digest_paper(4, scores={"agentic-rl": 0.5}, published=AS_OF - timedelta(days=3)),
+        digest_paper(3, scores={"agentic-rl": 0.5}, published=AS_OF - timedelta(days=1)),
+        digest_paper(2, scores={"agentic-rl": 0.9}, published=AS_OF - timedelta(days=6)),
+        digest_paper(9, scores={"agentic-rl": 0.5}, published=AS_OF - timedelta(days=3)),
     ]
     assert ids(digest([RL], papers).sections[0]) == [
         "2609.00002",
@@ -94,7 +75,7 @@ def test_papers_rank_by_score_then_newer_then_id():
 
 
 def test_cap_shows_the_best_and_counts_the_rest():
-    papers = [paper(f"2609.{i:05d}", {"agentic-rl": i / 10}) for i in range(1, 8)]
+    papers = [digest_paper(i, scores={"agentic-rl": i / 10}) for i in range(1, 8)]
     d = digest([RL], papers, cap=5)
     section = d.sections[0]
     assert ids(section) == ["2609.00007", "2609.00006", "2609.00005", "2609.00004", "2609.00003"]
@@ -103,7 +84,7 @@ def test_cap_shows_the_best_and_counts_the_rest():
 
 
 def test_followed_topic_without_new_papers_keeps_its_section():
-    d = digest([RL, EVALS], [paper("2609.00001", {"agentic-rl": 0.5})])
+    d = digest([RL, EVALS], [digest_paper(1, scores={"agentic-rl": 0.5})])
     assert [s.topic for s in d.sections] == [RL, EVALS]
     assert d.sections[1].entries == () and d.sections[1].more == 0
     assert d.sections[1].momentum.topic == "Evaluation"
@@ -124,7 +105,10 @@ def test_section_sparkline_follows_the_weekly_counts():
 
 
 def test_the_same_paper_sent_twice_is_merged():
-    papers = [paper("2609.00001", {"agentic-rl": 0.4}), paper("2609.00001", {"reasoning": 0.8})]
+    papers = [
+        digest_paper(1, scores={"agentic-rl": 0.4}),
+        digest_paper(1, scores={"reasoning": 0.8}),
+    ]
     d = digest([RL, REASONING], papers)
     assert d.paper_count == 1
     assert ids(d.sections[1]) == ["2609.00001"]
@@ -137,9 +121,9 @@ def test_missing_momentum_is_an_error_not_a_silent_zero():
 
 
 def test_entry_carries_authors_line_and_gist():
-    p = paper(
-        "2609.00001",
-        {"agentic-rl": 0.5},
+    p = digest_paper(
+        1,
+        scores={"agentic-rl": 0.5},
         authors=("Ada One", "Bo Two", "Cy Three", "Di Four"),
         abstract="We train agents with self-play on tool use and report large gains. More text.",
     )

@@ -23,10 +23,11 @@ from bot.platforms.discord_render import (
 )
 from digests.chat.commands import Choice, Reply
 from digests.messages.alert import SpikeAlert
-from digests.messages.digest import Digest, DigestEntry, DigestPaper, TopicRef, compose_digest
+from digests.messages.digest import Digest, DigestEntry, TopicRef, compose_digest
 from digests.papers.records import abs_url
 from digests.signals.momentum import compute_momentum
 from digests.signals.spikes import SpikeSettings, TopicCounts, evaluate
+from tests.papers import digest_paper
 
 AS_OF = date(2026, 9, 27)
 HOSTILE = "@everyone <@&123456789012345678> **bold** [x](http://evil) ||spoiler|| `code`"
@@ -38,27 +39,20 @@ def topic(n: int) -> TopicRef:
     return TopicRef(f"topic-{n}", f"Topic number {n}")
 
 
-def paper(n: int, slug: str, title: str = "", **changes) -> DigestPaper:
-    arxiv_id = f"2609.{n:05d}"
-    fields = {
-        "arxiv_id": arxiv_id,
-        "title": title or f"A study of agents, part {n}",
-        "url": abs_url(arxiv_id),
-        "authors": ("Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"),
-        "published": AS_OF - timedelta(days=n % 6),
-        "primary_category": "cs.LG",
-        "abstract": "We train agents with reinforcement learning over many turns. " * 5,
-        "scores": {slug: 1.0 - n / 10_000},
-    }
-    return DigestPaper(**(fields | changes))
-
-
 def digest(topics: int = 1, papers_each: int = 3, titles: dict[int, str] | None = None) -> Digest:
     followed = [topic(t) for t in range(topics)]
     papers = [
-        paper(t * 1000 + n, ref.slug, (titles or {}).get(t * 1000 + n, ""))
+        digest_paper(
+            n,
+            title=(titles or {}).get(n) or f"A study of agents, part {n}",
+            authors=("Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"),
+            published=AS_OF - timedelta(days=n % 6),
+            primary_category="cs.LG",
+            abstract="We train agents with reinforcement learning over many turns. " * 5,
+            scores={ref.slug: 1.0 - n / 10_000},
+        )
         for t, ref in enumerate(followed)
-        for n in range(papers_each)
+        for n in range(t * 1000, t * 1000 + papers_each)
     ]
     momenta = {
         ref.slug: compute_momentum(ref.name, {AS_OF: 3}, {AS_OF: 30}, AS_OF) for ref in followed
@@ -212,7 +206,7 @@ def spike(name: str = "RL for LLM Agents", titles: tuple[str, ...] = ()) -> Spik
     counts = TopicCounts(ref.slug, name, 70, 29, 10_000, 10_000)
     decision = evaluate([counts], {}, SpikeSettings(), now=datetime(2026, 9, 28, 6, tzinfo=UTC))
     papers = tuple(
-        DigestEntry(paper(n, ref.slug, title), (), "Ada Lovelace", "We study it.")
+        DigestEntry(digest_paper(n, title=title), (), "Ada Lovelace", "We study it.")
         for n, title in enumerate(titles)
     )
     return SpikeAlert(ref, momentum, decision[0], papers)

@@ -17,7 +17,7 @@ from digests.messages.plain_text import render_alert_text, render_text
 from digests.papers.records import abs_url
 from tests.fakes.telegram_html import parse_telegram_html, validate_telegram_html
 from tests.test_discord_render import LINK, spike
-from tests.test_telegram_render import EVALS, RL, digest_of, paper
+from tests.test_telegram_render import EVALS, RL, digest_of, numbered
 
 QUIET = TopicRef("quiet", "Quiet topic")
 TOPIC_LINE = re.compile(r"(?:## )?(Agentic RL|Evaluation|Quiet topic)")
@@ -79,7 +79,7 @@ def outline(messages: list[str]) -> list[tuple[str, ...]]:
 
 
 def test_every_platform_shows_the_same_topics_papers_and_more_counts_in_order() -> None:
-    papers = [paper(n) for n in range(7)] + [paper(100 + n, topic=EVALS) for n in range(2)]
+    papers = [numbered(n) for n in range(7)] + [numbered(100 + n, topic=EVALS) for n in range(2)]
     digest = digest_of(papers, followed=(RL, EVALS, QUIET), cap=4)
     outlines = {name: outline(render(digest)) for name, render in DIGEST_MESSAGES.items()}
     assert outlines["text"] == [
@@ -116,7 +116,7 @@ def assert_whole_papers(text: str) -> None:
 
 @pytest.mark.parametrize("platform", ["telegram", "discord"])
 def test_a_long_digest_is_split_between_whole_papers(platform: str) -> None:
-    papers = [paper(n) for n in range(70)] + [paper(100 + n, topic=EVALS) for n in range(30)]
+    papers = [numbered(n) for n in range(70)] + [numbered(100 + n, topic=EVALS) for n in range(30)]
     digest = digest_of(papers)
     messages = DIGEST_MESSAGES[platform](digest)
     assert len(messages) > 2
@@ -134,7 +134,7 @@ def test_a_paper_too_big_for_its_platform_is_shown_shorter_and_whole(platform: s
         "abstract": "We study agents, case 1. " + "*& " * 5_000,
         "scores": scores,
     }
-    digest = digest_of([paper(1, **big), paper(2, scores=scores)], followed=followed)
+    digest = digest_of([numbered(1, **big), numbered(2, scores=scores)], followed=followed)
     messages = DIGEST_MESSAGES[platform](digest)
     assert outline(messages) == outline(DIGEST_MESSAGES["text"](digest))
     for text in messages:
@@ -160,7 +160,7 @@ def literal_on_discord(markdown: str) -> str:
 
 @pytest.mark.parametrize("hostile", HOSTILE.values(), ids=HOSTILE.keys())
 def test_hostile_titles_show_literally_and_do_nothing_on_every_platform(hostile: str) -> None:
-    digest = digest_of([paper(1, title=hostile, authors=(hostile,), abstract=hostile)])
+    digest = digest_of([numbered(1, title=hostile, authors=(hostile,), abstract=hostile)])
     alert = spike(titles=(hostile,))
     [text] = DIGEST_MESSAGES["text"](digest)
     assert f"1. {hostile}" in text.splitlines()

@@ -3,28 +3,16 @@ from datetime import date, timedelta
 
 import pytest
 
-from digests.messages.digest import DigestPaper, TopicRef, compose_digest
+from digests.messages.digest import TopicRef, compose_digest
 from digests.messages.plain_text import TITLE_LIMIT, clean_text, render_momentum, render_text
-from digests.papers.records import abs_url
 from digests.signals.momentum import HISTOGRAM_WEEKS, compute_momentum
+from tests.papers import digest_paper
 
 AS_OF = date(2026, 9, 27)
 RL = TopicRef("agentic-rl", "Agentic RL")
 EVALS = TopicRef("evals", "Evaluation")
 # Anything a terminal could interpret: C0/C1 controls other than newline, DEL.
 CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")
-
-
-def paper(arxiv_id: str, title: str = "A paper", score: float = 0.5, **extra) -> DigestPaper:
-    fields = {
-        "authors": ("Ada One", "Bo Two", "Cy Three", "Di Four"),
-        "published": AS_OF,
-        "primary_category": "cs.LG",
-        "abstract": "We train agents with self-play. More follows.",
-        "scores": {RL.slug: score},
-    }
-    fields.update(extra)
-    return DigestPaper(arxiv_id=arxiv_id, title=title, url=abs_url(arxiv_id), **fields)
 
 
 def render(papers, followed=(RL, EVALS), cap: int = 5, **options) -> str:
@@ -42,8 +30,16 @@ def paper_title_line(text: str) -> str:
 
 def test_digest_shows_period_topics_momentum_and_papers():
     papers = [
-        paper("2609.00001", "Self-Play Agents", scores={RL.slug: 0.9, EVALS.slug: 0.2}),
-        paper("2609.00002", "Second Paper", score=0.8),
+        digest_paper(
+            1,
+            title="Self-Play Agents",
+            authors=("Ada One", "Bo Two", "Cy Three", "Di Four"),
+            published=AS_OF,
+            primary_category="cs.LG",
+            abstract="We train agents with self-play. More follows.",
+            scores={RL.slug: 0.9, EVALS.slug: 0.2},
+        ),
+        digest_paper(2, title="Second Paper", scores={RL.slug: 0.8}),
     ]
     text = render(papers, title="Weekly digest")
     lines = text.splitlines()
@@ -61,22 +57,23 @@ def test_digest_shows_period_topics_momentum_and_papers():
 
 
 def test_topic_without_papers_says_so_in_one_line():
-    lines = render([paper("2609.00001")]).splitlines()
+    lines = render([digest_paper(1, scores={RL.slug: 0.5})]).splitlines()
     evals = lines[lines.index("## Evaluation") :]
     assert "No new papers in this period." in evals
     assert not any(line.startswith("1. ") for line in evals)
 
 
 def test_capped_topic_ends_with_how_many_more():
-    papers = [paper(f"2609.{i:05d}", score=i / 10) for i in range(1, 5)]
+    papers = [digest_paper(i, scores={RL.slug: i / 10}) for i in range(1, 5)]
     text = render(papers, cap=2)
     assert "3. " not in text
     assert text.splitlines()[text.splitlines().index("## Evaluation") - 2] == "   +2 more"
 
 
 def test_histogram_option_adds_twelve_weekly_bars_per_topic():
-    plain = render([paper("2609.00001")])
-    with_histogram = render([paper("2609.00001")], histogram=True)
+    paper = digest_paper(1, scores={RL.slug: 0.5})
+    plain = render([paper])
+    with_histogram = render([paper], histogram=True)
     bar_lines = [line for line in with_histogram.splitlines() if re.match(r"   \w{3} \d\d ", line)]
     assert len(bar_lines) == 2 * HISTOGRAM_WEEKS
     assert not any(re.match(r"   \w{3} \d\d ", line) for line in plain.splitlines())
@@ -102,29 +99,33 @@ HOSTILE_TITLES = {
 
 @pytest.mark.parametrize("title", HOSTILE_TITLES.values(), ids=HOSTILE_TITLES.keys())
 def test_markup_mentions_latex_and_emoji_are_shown_literally(title: str):
-    assert paper_title_line(render([paper("2609.00001", title)])) == f"1. {title}"
+    paper = digest_paper(1, title=title, scores={RL.slug: 0.5})
+    assert paper_title_line(render([paper])) == f"1. {title}"
 
 
 def test_ansi_escapes_and_newlines_in_a_title_cannot_drive_the_terminal():
     title = "\x1b[31mRed\x1b[0m title\nwith\r\nbreaks\x07 and \x1b]0;pwned\x07 a window title"
-    text = render([paper("2609.00001", title)])
+    text = render([digest_paper(1, title=title, scores={RL.slug: 0.5})])
     assert paper_title_line(text) == "1. Red title with breaks and a window title"
     assert not CONTROL.search(text)
 
 
 def test_ten_kilobyte_title_is_cut_to_one_bounded_line():
     title = "Scaling " + "very " * 2_000 + "far"
-    line = paper_title_line(render([paper("2609.00001", title)]))
+    line = paper_title_line(render([digest_paper(1, title=title, scores={RL.slug: 0.5})]))
     assert len(line) <= len("1. ") + TITLE_LIMIT
     assert line.endswith("very…")
 
 
 def test_hostile_author_abstract_and_topic_name_stay_on_their_lines():
     topic = TopicRef("agentic-rl", "Agentic\nRL \x1b[2J")
-    hostile = paper(
-        "2609.00001",
+    hostile = digest_paper(
+        1,
         authors=("Eve\n@everyone", "\x1b[1mBold\x1b[0m"),
+        published=AS_OF,
+        primary_category="cs.LG",
         abstract="First\x00 line\nsecond line with <b>tags</b>.",
+        scores={RL.slug: 0.5},
     )
     lines = render([hostile], followed=(topic,)).splitlines()
     assert "## Agentic RL" in lines

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ from digests.messages.digest import DigestPaper, TopicRef, compose_digest
 from digests.papers.records import abs_url
 from digests.signals.momentum import compute_momentum
 from tests.fakes.telegram_html import parse_telegram_html, utf16_length, validate_telegram_html
+from tests.papers import digest_paper
 
 AS_OF = date(2026, 9, 27)
 RL = TopicRef("agentic-rl", "Agentic RL")
@@ -35,19 +37,18 @@ BLOCK = re.compile(
 HOSTILE = "<b>bold</b> & <script>x</script> @channel /start@digest_test_bot"
 
 
-def paper(n: int, title: str | None = None, topic: TopicRef = RL, **extra) -> DigestPaper:
-    arxiv_id = f"2609.{n:05d}"
+def numbered(n: int, topic: TopicRef = RL, **changes: Any) -> DigestPaper:
+    """Paper `n` on `topic`, ranked by `n`, titled "Paper number `n`", with the details and gist
+    that BLOCK here and the patterns of test_render.py recognise; `changes` set any other field."""
     fields = {
-        "title": f"Paper number {n}" if title is None else title,
-        "url": abs_url(arxiv_id),
+        "title": f"Paper number {n}",
         "authors": ("Ada One", "Bo Two", "Cy Three", "Di Four"),
         "published": AS_OF,
         "primary_category": "cs.LG",
         "abstract": f"We study agents, case {n}. " * 6,
         "scores": {topic.slug: 1.0 - n / 1000},
     }
-    fields.update(extra)
-    return DigestPaper(arxiv_id=arxiv_id, **fields)
+    return digest_paper(n, **(fields | changes))
 
 
 def digest_of(papers, followed=(RL, EVALS), cap: int = 100):
@@ -71,7 +72,7 @@ def assert_sendable(parts: list[dict]) -> None:
 
 
 def test_a_small_digest_is_its_chart_under_the_heading_then_one_message_of_papers() -> None:
-    papers = [paper(1, scores={RL.slug: 0.9, EVALS.slug: 0.5}), paper(2, topic=EVALS)]
+    papers = [numbered(1, scores={RL.slug: 0.9, EVALS.slug: 0.5}), numbered(2, topic=EVALS)]
     chart, part = render_digest(digest_of(papers), title="Weekly digest")
     assert_sendable([chart, part])
     assert [title for title, _ in chart_panels(chart[CHART_KEY])] == [
@@ -95,7 +96,7 @@ def test_a_small_digest_is_its_chart_under_the_heading_then_one_message_of_paper
 
 
 def test_a_long_digest_is_split_between_papers_never_inside_one() -> None:
-    papers = [paper(n) for n in range(80)] + [paper(100 + n, topic=EVALS) for n in range(40)]
+    papers = [numbered(n) for n in range(80)] + [numbered(100 + n, topic=EVALS) for n in range(40)]
     parts = render_digest(digest_of(papers), title="Weekly digest")
     assert len(parts) > 3
     assert_sendable(parts)
@@ -110,7 +111,7 @@ def test_a_long_digest_is_split_between_papers_never_inside_one() -> None:
 
 
 def test_a_topic_heading_travels_with_its_first_paper() -> None:
-    papers = [paper(n) for n in range(30)] + [paper(100 + n, topic=EVALS) for n in range(30)]
+    papers = [numbered(n) for n in range(30)] + [numbered(100 + n, topic=EVALS) for n in range(30)]
     parts = [visible(p) for p in render_digest(digest_of(papers), title="Weekly digest")]
     assert len(parts) > 2
     heading = re.compile(r"(Agentic RL|Evaluation)\n.+\nLast 12 weeks: .+")
@@ -133,7 +134,7 @@ def test_a_paper_too_long_for_one_message_is_shortened_not_cut() -> None:
     }
     followed = [TopicRef(f"t{n}", "&" * 200) for n in range(12)]
     scores = {topic.slug: 0.5 for topic in followed} | {followed[0].slug: 0.9}
-    digest = digest_of([paper(1, **huge, scores=scores)], followed=followed)
+    digest = digest_of([digest_paper(1, **huge, scores=scores)], followed=followed)
     parts = render_digest(digest, title="&" * 5_000)
     assert_sendable(parts)
     text, entities = parse_telegram_html("".join(p["text"] for p in parts))
@@ -142,14 +143,14 @@ def test_a_paper_too_long_for_one_message_is_shortened_not_cut() -> None:
 
 
 def test_emoji_count_double_so_a_message_stays_within_utf16_units() -> None:
-    papers = [paper(n, title="😀" * 150) for n in range(40)]
+    papers = [numbered(n, title="😀" * 150) for n in range(40)]
     parts = render_digest(digest_of(papers), title="Weekly digest")
     assert_sendable(parts)
     assert len(parts) > 1
 
 
 def test_hostile_titles_show_as_text_and_cannot_command_or_mention() -> None:
-    chart, part = render_digest(digest_of([paper(1, title=HOSTILE)]), title="<i>Digest</i> & co")
+    chart, part = render_digest(digest_of([numbered(1, title=HOSTILE)]), title="<i>Digest</i> & co")
     assert_sendable([chart, part])
     assert visible(chart).startswith("<i>Digest</i> & co\n")
     text, entities = parse_telegram_html(part["text"])
@@ -173,7 +174,7 @@ def test_hostile_titles_show_as_text_and_cannot_command_or_mention() -> None:
     ],
 )
 def test_an_unusable_or_hostile_url_falls_back_to_the_arxiv_page(url: str) -> None:
-    _, part = render_digest(digest_of([paper(1, url=url)]), title="Digest")
+    _, part = render_digest(digest_of([numbered(1, url=url)]), title="Digest")
     assert_sendable([part])
     _, entities = parse_telegram_html(part["text"])
     [link] = [e["url"] for e in entities if e["type"] == "text_link"]
@@ -181,7 +182,7 @@ def test_an_unusable_or_hostile_url_falls_back_to_the_arxiv_page(url: str) -> No
 
 
 def test_a_section_without_papers_says_so_and_more_papers_are_counted() -> None:
-    digest = digest_of([paper(n) for n in range(8)], cap=5)
+    digest = digest_of([numbered(n) for n in range(8)], cap=5)
     _, part = render_digest(digest, title="Digest")
     text = visible(part)
     assert "+3 more in this topic" in text
