@@ -4,6 +4,7 @@ the tests all use it, the tests with a fake clock, sleep or arXiv transport."""
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -22,8 +23,18 @@ from digests.topics.tagger import Tagger
 from digests.usecases import UseCases
 
 
+def installed_version() -> str | None:
+    """digestbot's version as installed; None when run from a source tree never installed."""
+    try:
+        return importlib.metadata.version("digestbot")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def user_agent(contact: str | None) -> str:
-    return f"digestbot/0.1 (mailto:{contact})" if contact else "digestbot/0.1"
+    version = installed_version()
+    product = f"digestbot/{version}" if version else "digestbot"
+    return f"{product} (mailto:{contact})" if contact else product
 
 
 def instance_name(settings: Settings) -> str:

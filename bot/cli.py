@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gzip
-import importlib.metadata
 import json
 import os
 import signal
@@ -14,7 +13,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-from bot.app import App, build_app
+from bot.app import App, build_app, installed_version
 from bot.logs import Redactor
 from bot.settings import Settings, SettingsError, load_settings, unknown_env_keys
 from digests.messages.chart_spec import digest_chart
@@ -63,22 +62,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Follow research topics on arXiv: ingest, tag, momentum and weekly digests.",
         epilog="Settings come from the environment or .env (see .env.example).",
     )
-    parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {_installed_version()}"
-    )
+    version = installed_version() or "(not installed)"
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_running_commands(commands)
     _add_reading_commands(commands)
     _add_tagging_commands(commands)
     _add_maintenance_commands(commands)
     return parser
-
-
-def _installed_version() -> str:
-    try:
-        return importlib.metadata.version("digestbot")
-    except importlib.metadata.PackageNotFoundError:  # run from a source tree never installed
-        return "(not installed)"
 
 
 def _command(commands, name: str, summary: str, description: str) -> argparse.ArgumentParser:
