@@ -188,26 +188,16 @@ class Runtime:
         )
         every = IntervalTrigger(seconds=self.app.settings.scheduler_tick_seconds)
         first = datetime.now(UTC)
-        # Separate jobs, so a long broadcast never delays renewing the lease.
-        scheduler.add_job(
-            self.lead, every, id="lead", coalesce=True, max_instances=1, next_run_time=first
-        )
-        scheduler.add_job(
-            self.drain,
-            every,
-            id="drain",
-            coalesce=True,
-            max_instances=1,
-            next_run_time=first + timedelta(seconds=1),
-        )
-        scheduler.add_job(
-            self.retag,
-            every,
-            id="retag",
-            coalesce=True,
-            max_instances=1,
-            next_run_time=first + timedelta(seconds=2),
-        )
+        # Separate jobs, so a long broadcast never delays renewing the lease; a second apart.
+        for offset, job in enumerate((self.lead, self.drain, self.retag)):
+            scheduler.add_job(
+                job,
+                every,
+                id=job.__name__,
+                coalesce=True,
+                max_instances=1,
+                next_run_time=first + timedelta(seconds=offset),
+            )
         scheduler.add_job(
             self.housekeeping,
             CronTrigger(hour=4, minute=17, timezone="UTC"),
