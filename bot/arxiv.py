@@ -20,6 +20,7 @@ from urllib.parse import quote_plus
 
 import httpx
 
+from bot.tls import shared_tls_context
 from digests.papers.feeds import ArxivApiError, FeedError, ParsedFeed, parse_api_atom, parse_listing
 from digests.papers.ingest import SourceUnavailable
 from digests.retry import backoff_delay
@@ -117,6 +118,7 @@ class ArxivClient:
             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
             headers={"User-Agent": user_agent},
             follow_redirects=True,
+            verify=shared_tls_context(),
         )
         self._gate = asyncio.Lock()
         self._not_before = float("-inf")

@@ -8,6 +8,7 @@ still bite but a retry_after is a fraction of a second.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import socket
 from collections.abc import AsyncIterator, Callable
@@ -531,29 +532,61 @@ async def test_start_answers_with_what_the_bot_can_do_like_help(bot: Bot) -> Non
     assert all(f"/{name} — " in started for name in COMMANDS)
 
 
-async def test_with_a_webhook_url_updates_pushed_by_telegram_are_answered(
-    make_app: Callable[..., App], sqlite_engine: Engine
-) -> None:
-    pytest.importorskip("tornado", reason="webhooks need python-telegram-bot[webhooks]")
+HOOK_URL = "https://bot.example.org/telegram/hook"
+
+
+@contextlib.asynccontextmanager
+async def webhook_bot(
+    make_app: Callable[..., App], engine: Engine
+) -> AsyncIterator[tuple[FakeTelegram, TelegramAdapter, str]]:
+    """A bot in webhook mode, its fake Telegram, and the local URL Telegram would push to."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    url = "https://bot.example.org/telegram/hook"
     async with FakeTelegram(flood=None) as tg:
         tg.add_chat(PRIVATE)
-        webhook = {"telegram_webhook_url": url, "telegram_webhook_listen": f"127.0.0.1:{port}"}
-        adapter, _ = await start_bot(make_app, tg, sqlite_engine, settings=webhook)
+        webhook = {"telegram_webhook_url": HOOK_URL, "telegram_webhook_listen": f"127.0.0.1:{port}"}
+        adapter, _ = await start_bot(make_app, tg, engine, settings=webhook)
         try:
-            assert tg.webhook["url"] == url
-            update = tg.inject_message(PRIVATE, PRIVATE, "/follow rl for llm agents")
-            local = f"http://127.0.0.1:{port}/telegram/hook"
-            async with aiohttp.ClientSession() as http:
-                async with http.post(local, json=update) as forged:
-                    assert forged.status == 403  # no secret token: not from Telegram
-                secret = {"X-Telegram-Bot-Api-Secret-Token": adapter.webhook_secret()}
-                async with http.post(local, json=update, headers=secret) as pushed:
-                    assert pushed.status == 200
-            (reply,) = await tg.wait_for_sent(PRIVATE, 1, WAIT)
-            assert visible(reply).startswith("Following RL for LLM Agents.")
+            yield tg, adapter, f"http://127.0.0.1:{port}/telegram/hook"
         finally:
             await asyncio.wait_for(adapter.stop(), 3 * WAIT)
+
+
+async def test_with_a_webhook_url_updates_pushed_by_telegram_are_answered(
+    make_app: Callable[..., App], sqlite_engine: Engine
+) -> None:
+    async with webhook_bot(make_app, sqlite_engine) as (tg, adapter, local):
+        assert tg.webhook["url"] == HOOK_URL
+        assert tg.webhook["allowed_updates"] == ["message", "channel_post", "callback_query"]
+        update = tg.inject_message(PRIVATE, PRIVATE, "/follow rl for llm agents")
+        async with aiohttp.ClientSession() as http:
+            async with http.post(local, json=update) as forged:
+                assert forged.status == 403  # no secret token: not from Telegram
+            secret = {"X-Telegram-Bot-Api-Secret-Token": adapter.webhook_secret()}
+            async with http.post(local, json=update, headers=secret) as pushed:
+                assert pushed.status == 200
+        (reply,) = await tg.wait_for_sent(PRIVATE, 1, WAIT)
+        assert visible(reply).startswith("Following RL for LLM Agents.")
+
+
+async def test_a_webhook_body_that_is_no_update_is_refused_and_the_next_update_answered(
+    make_app: Callable[..., App], sqlite_engine: Engine
+) -> None:
+    """Tried: text that is not JSON, JSON that is not an update, a body over 1 MiB."""
+    async with webhook_bot(make_app, sqlite_engine) as (tg, adapter, local):
+        secret = {"X-Telegram-Bot-Api-Secret-Token": adapter.webhook_secret()}
+        async with aiohttp.ClientSession(headers=secret) as http:
+            for body, status in (
+                (b"{not json", 400),
+                (b'["an", "array"]', 400),
+                (b'{"message": "no update id"}', 400),
+                (b'{"update_id": 1, "junk": "' + b"x" * (1024 * 1024) + b'"}', 413),
+            ):
+                async with http.post(local, data=body) as refused:
+                    assert refused.status == status, body[:40]
+            update = tg.inject_message(PRIVATE, PRIVATE, "/help")
+            async with http.post(local, json=update) as pushed:
+                assert pushed.status == 200
+        (reply,) = await tg.wait_for_sent(PRIVATE, 1, WAIT)
+        assert "/follow" in visible(reply)

@@ -60,11 +60,13 @@ from telegram.ext import (
     MessageHandler,
     filters,
 )
-from telegram.request import BaseRequest
+from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.platforms import telegram_render
 from bot.platforms.base import draw_chart
+from bot.platforms.telegram_webhook import WebhookReceiver
 from bot.settings import Settings, SettingsError
+from bot.tls import shared_tls_context
 from digests.chat.commands import COMMANDS, Caller, Reply
 from digests.delivery.sending import (
     SEND_TIMEOUT,
@@ -128,6 +130,16 @@ class _PassedOnRetryAfter(logging.Filter):
 _RATE_LIMITER_LOG = logging.getLogger("telegram.ext.AIORateLimiter")
 if not any(isinstance(f, _PassedOnRetryAfter) for f in _RATE_LIMITER_LOG.filters):
     _RATE_LIMITER_LOG.addFilter(_PassedOnRetryAfter())
+
+
+def _https_request(connection_pool_size: int, timeout: float | None = None) -> HTTPXRequest:
+    """PTB's own HTTP client, as its builder makes it, on the process's one TLS context."""
+    timeouts = {} if timeout is None else {"read_timeout": timeout, "write_timeout": timeout}
+    return HTTPXRequest(
+        connection_pool_size=connection_pool_size,
+        httpx_kwargs={"verify": shared_tls_context()},
+        **timeouts,
+    )
 
 
 def telegram_rate_limiter(speed: float = 1.0) -> AIORateLimiter:
@@ -328,14 +340,17 @@ class TelegramAdapter:
             .base_file_url(f"{api}/file/bot")
             .rate_limiter(rate_limiter or telegram_rate_limiter())
             .concurrent_updates(PerChatUpdates())
+            .job_queue(None)  # our scheduler runs the jobs; PTB's would be a second one
         )
-        if request is not None:
-            builder = builder.request(request)
-        else:  # PTB waits 5 s by default; Telegram may take longer to accept a message
-            builder = builder.read_timeout(send_timeout).write_timeout(send_timeout)
+        if request is None:  # PTB waits 5 s by default; Telegram may take longer to accept
+            request = _https_request(connection_pool_size=256, timeout=send_timeout)
+        builder = builder.request(request).get_updates_request(
+            _https_request(connection_pool_size=1)
+        )
         self.app: Application = builder.build()
         self.sender = TelegramSender(self.app.bot)
         self.admins = AdminCache(clock, admin_cache_seconds)
+        self._webhook: WebhookReceiver | None = None
         self._offered: dict[str, str] = {}  # value hash -> value, for long button values
         commands = filters.UpdateType.MESSAGE | filters.UpdateType.CHANNEL_POST
         self.app.add_handler(MessageHandler(filters.COMMAND & commands, self._on_command))
@@ -373,15 +388,7 @@ class TelegramAdapter:
         await self.app.start()
         url = self.settings.telegram_webhook_url
         if url:
-            host, _, port = self.settings.telegram_webhook_listen.rpartition(":")
-            await self.app.updater.start_webhook(
-                listen=host.strip("[]"),
-                port=int(port),
-                url_path=urlsplit(url).path.lstrip("/"),
-                webhook_url=url,
-                secret_token=self.webhook_secret(),
-                allowed_updates=ALLOWED_UPDATES,
-            )
+            await self._start_webhook(url)
         elif self.settings.telegram_polling:
             await self.app.updater.start_polling(allowed_updates=ALLOWED_UPDATES)
         else:  # a send-only replica: another one receives the updates
@@ -390,9 +397,16 @@ class TelegramAdapter:
         await self._register_commands()
         log.info("telegram: @%s is receiving updates", self.app.bot.username)
 
+    async def _start_webhook(self, url: str) -> None:
+        host, _, port = self.settings.telegram_webhook_listen.rpartition(":")
+        secret = self.webhook_secret()
+        self._webhook = WebhookReceiver(self.app, path=urlsplit(url).path, secret=secret)
+        await self._webhook.start(host.strip("[]"), int(port))
+        await self.app.bot.set_webhook(url, allowed_updates=ALLOWED_UPDATES, secret_token=secret)
+
     async def stop(self) -> None:
         """Stop receiving, finish handlers in flight, close connections; each step bounded."""
-        steps = []
+        steps = [self._webhook.stop] if self._webhook is not None else []
         if self.app.updater is not None and self.app.updater.running:
             steps.append(self.app.updater.stop)
         if self.app.running:

@@ -23,6 +23,7 @@ import gzip
 import hashlib
 import itertools
 import json
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -187,8 +188,8 @@ class TopicModel:
 
     def _index_vocabulary(self, vocabulary: Sequence[str]) -> None:
         """Word numbers for every word the vocabulary uses, and column maps keyed on them."""
-        # One string, not 50,000: the terms are only read back to explain a score.
-        self._terms = "\n".join(vocabulary)
+        # One compressed string, not 50,000: the terms are only read back to explain a score.
+        self._terms = zlib.compress("\n".join(vocabulary).encode())
         words: dict[str, int] = {}
         for term in vocabulary:
             if ":" in term:
@@ -217,7 +218,7 @@ class TopicModel:
         # Sorted keys for np.searchsorted, ending in a key no pair has, so every search lands.
         keys = sorted(pairs)
         self._pair_keys = np.array([*keys, np.iinfo(np.int64).max], dtype=np.int64)
-        self._pair_values = np.array([*(pairs[key] for key in keys), -1], dtype=np.intp)
+        self._pair_values = np.array([*(pairs[key] for key in keys), -1], dtype=np.int32)
         # [-1] stands for an unknown word, which neither opens nor closes a pair.
         self._opens = np.zeros(len(words) + 1, dtype=bool)
         self._closes = np.zeros(len(words) + 1, dtype=bool)
@@ -233,7 +234,7 @@ class TopicModel:
     @functools.cached_property
     def vocabulary(self) -> list[str]:
         """Every term, by column."""
-        return self._terms.split("\n")
+        return zlib.decompress(self._terms).decode().split("\n")
 
     def top_terms(self, vector: _Vector, column: int, limit: int = 5) -> list[tuple[str, float]]:
         """The paper's terms that pushed topic `column` most, for explanations."""

@@ -1,0 +1,65 @@
+"""Telegram's webhook: the updates Telegram pushes, received on an aiohttp server of our own.
+
+python-telegram-bot's webhook server needs tornado, 2.5 MiB that an idle bot would carry for
+nothing; aiohttp is loaded anyway (Discord, the health endpoint). Updates go to the
+application's queue, so they are handled exactly as polled ones are.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+
+from aiohttp import web
+from telegram import Update
+from telegram.ext import Application
+
+log = logging.getLogger(__name__)
+
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+# Telegram's updates are a few kB; a message with a long text and entities stays far below.
+MAX_BODY = 1024 * 1024
+
+
+class WebhookReceiver:
+    """Serves POST `path` on host:port; only requests carrying `secret` are accepted."""
+
+    def __init__(self, application: Application, *, path: str, secret: str) -> None:
+        self.application = application
+        self.path = path if path.startswith("/") else f"/{path}"
+        self.secret = secret.encode()
+        self._runner: web.AppRunner | None = None
+
+    def web_app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_BODY)
+        app.router.add_post(self.path, self._receive)
+        return app
+
+    async def start(self, host: str, port: int) -> None:
+        runner = web.AppRunner(self.web_app(), access_log=None)
+        await runner.setup()
+        try:
+            await web.TCPSite(runner, host, port).start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            runner, self._runner = self._runner, None
+            await runner.cleanup()
+
+    async def _receive(self, request: web.Request) -> web.Response:
+        given = request.headers.get(SECRET_HEADER, "").encode()
+        if not hmac.compare_digest(given, self.secret):
+            return web.Response(status=403, text="wrong or missing secret token")
+        body = await request.read()  # over MAX_BODY: aiohttp answers 413 itself
+        try:
+            update = Update.de_json(json.loads(body), self.application.bot)
+        except Exception as exc:  # not JSON, or JSON that is not an update
+            log.warning("telegram: webhook refused a body that is not an update: %s", exc)
+            return web.Response(status=400, text="not a Telegram update")
+        await self.application.update_queue.put(update)
+        return web.Response(status=200)
