@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import itertools
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlmodel import Session
 
+from bot.cli import main
 from digests.chat.commands import Caller, CommandService
 from digests.follows.filters import MAX_FOLLOWS
 from digests.papers.ingest import ingest_records, sync_catalog
-from digests.store import channels
+from digests.store import channels, follow_filters
+from digests.store.engine import open_engine
 from digests.topics.tagger import Tagger
 from tests.papers import paper_record
+from tests.test_cli import jsonl_line
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
 PRIVATE = Caller(platform="telegram", chat_id="42", chat_kind="private")
@@ -142,3 +146,34 @@ def test_while_typing_follow_offers_a_search_when_no_topic_matches(service):
     )
     categories = service.complete_topics("category: cs.r")
     assert categories[0].value == "category: cs.RO"
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def test_the_cli_previews_a_search_and_counts_an_authors_momentum_storing_nothing(
+    env, tmp_path, capsys
+):
+    yesterday = (datetime.now(UTC) - timedelta(days=1)).date().isoformat()
+    path = tmp_path / "papers.jsonl"
+    path.write_text(
+        "\n".join(
+            jsonl_line(f"2609.0000{n}", title, yesterday, authors=[author])
+            for n, (title, author) in enumerate(
+                [("World models for agents", "Sergey Levine"), ("Diffusion", "S. Levine")], 1
+            )
+        )
+        + "\n"
+    )
+    main(["ingest", "--file", str(path)])
+    capsys.readouterr()
+
+    assert main(["preview", "--follow", 'query: "world model" OR "world models"']) == 0
+    out = capsys.readouterr().out
+    assert "World models for agents" in out and "Diffusion" not in out
+    assert main(["momentum", "author: Levine, Sergey", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["count"] == 2
+    assert main(["momentum", "query: agents AND (tools"]) == 2
+    assert "never closed" in capsys.readouterr().err
+    with Session(open_engine(env)) as session:
+        assert follow_filters.all_filters(session) == []  # a preview follows nothing

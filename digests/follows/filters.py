@@ -105,7 +105,7 @@ def _author(definition: str) -> AuthorName:
 
 def match_new_papers(
     filters: Sequence[FollowFilter], papers: Sequence[PaperRecord]
-) -> list[set[int]]:
+) -> list[set[int] | frozenset[int]]:
     """For each filter, the indexes of the `papers` it matches."""
     batch = _Batch(papers)
     return [batch.matches(follow) for follow in filters]
@@ -117,7 +117,7 @@ class _Batch:
     def __init__(self, papers: Sequence[PaperRecord]) -> None:
         self.papers = papers
 
-    def matches(self, follow: FollowFilter) -> set[int]:
+    def matches(self, follow: FollowFilter) -> set[int] | frozenset[int]:
         if follow.kind == "query":
             return self.words.matches(query_tree(follow.definition))
         if follow.kind == "author":

@@ -13,20 +13,29 @@ from collections.abc import Sequence
 
 from digests.follows.query import Any, Node, Term
 
+_NONE: frozenset[int] = frozenset()
+_STRIDE = 1 << 20  # positions of paper i are i * _STRIDE + position: one int per occurrence
+
 
 class WordIndex:
-    """The papers of a batch by word, with each word's positions in each paper."""
+    """The papers of a batch by word, and every occurrence of each word as one number, so that
+    phrases are intersections of shifted occurrence sets (set operations run in C)."""
 
     def __init__(self, texts: Sequence[str]) -> None:
         """`texts[i]` is paper i's search text (`digests.follows.query.search_text`)."""
-        self.size = len(texts)
-        self.postings: dict[str, dict[int, list[int]]] = defaultdict(dict)
+        self.papers: dict[str, set[int]] = defaultdict(set)
+        self.occurrences: dict[str, set[int]] = defaultdict(set)
+        self._shifted: dict[tuple[str, int], set[int]] = {}
         for paper, text in enumerate(texts):
-            for position, word in enumerate(text.split()):
-                self.postings[word].setdefault(paper, []).append(position)
+            base = paper * _STRIDE
+            for position, word in enumerate(text.split()[: _STRIDE - 1]):
+                self.occurrences[word].add(base + position)
+        for word, places in self.occurrences.items():
+            self.papers[word] = {place // _STRIDE for place in places}
 
-    def matches(self, node: Node) -> set[int]:
-        """Indexes of the papers `node` matches."""
+    def matches(self, node: Node) -> set[int] | frozenset[int]:
+        """Indexes of the papers `node` matches (the index's own set: read it, do not change
+        it)."""
         if isinstance(node, Term):
             return self._phrase(node.words)
         if isinstance(node, Any):
@@ -35,27 +44,28 @@ class WordIndex:
         for part in node.include[1:]:
             if not found:
                 return found
-            found &= self.matches(part)
+            found = found & self.matches(part)
         for part in node.exclude:
             if not found:
                 break
-            found -= self.matches(part)
+            found = found - self.matches(part)
         return found
 
-    def _phrase(self, words: tuple[str, ...]) -> set[int]:
-        lists = [self.postings.get(word, {}) for word in words]
-        candidates = set(lists[0])
-        for postings in lists[1:]:
-            candidates &= postings.keys()
+    def _phrase(self, words: tuple[str, ...]) -> set[int] | frozenset[int]:
         if len(words) == 1:
-            return candidates
-        return {paper for paper in candidates if _consecutive(paper, lists)}
+            return self.papers.get(words[0], _NONE)
+        if any(word not in self.papers for word in words):
+            return _NONE
+        starts = self.occurrences[words[0]]
+        for offset, word in enumerate(words[1:], start=1):
+            starts = starts & self._shifted_back(word, offset)
+            if not starts:
+                return _NONE
+        return {place // _STRIDE for place in starts}
 
-
-def _consecutive(paper: int, lists: list[dict[int, list[int]]]) -> bool:
-    starts = set(lists[0][paper])
-    for offset, postings in enumerate(lists[1:], start=1):
-        starts &= {position - offset for position in postings[paper]}
-        if not starts:
-            return False
-    return True
+    def _shifted_back(self, word: str, offset: int) -> set[int]:
+        """Where `word` would have to start, seen `offset` words later."""
+        key = (word, offset)
+        if key not in self._shifted:
+            self._shifted[key] = {place - offset for place in self.occurrences[word]}
+        return self._shifted[key]

@@ -24,6 +24,7 @@ MAX_LENGTH = 200  # characters
 MAX_TERMS = 12
 MAX_DEPTH = 4  # nested parentheses
 _OPERATORS = ("AND", "OR", "NOT")
+_ASCII_SEPARATORS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
 _TOKEN = re.compile(r'\s*(?:(?P<paren>[()])|"(?P<phrase>[^"]*)(?P<closed>"?)|(?P<word>[^\s()"]+))')
 
 
@@ -36,7 +37,10 @@ def search_words(text: str) -> list[str]:
 
     These are the words both backends index (FTS5 `unicode61`, PostgreSQL `simple`) and a
     query's terms are split into, so no backend stems, folds or splits differently."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
+    text = text.lower()
+    if text.isascii():  # the common case: one C-level pass instead of one per character
+        return text.translate(_ASCII_SEPARATORS).split()
+    decomposed = unicodedata.normalize("NFKD", text)
     kept = "".join(c if c.isalnum() else " " for c in decomposed if not unicodedata.combining(c))
     return kept.split()
 
