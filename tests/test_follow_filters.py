@@ -16,8 +16,12 @@ from digests.papers.ingest import ingest_records, sync_catalog
 from digests.store import channels, follow_filters
 from digests.store.engine import open_engine
 from digests.topics.tagger import Tagger
-from tests.papers import paper_record
+from tests.papers import paper_record, seed_agent_papers
 from tests.test_cli import jsonl_line
+from tests.test_telegram import NOW as TG_NOW
+from tests.test_telegram import PRIVATE as TG_PRIVATE
+from tests.test_telegram import bot as telegram  # noqa: F401 (a fixture)
+from tests.test_telegram import timedelta_retry_after  # noqa: F401 (an autouse fixture)
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
 PRIVATE = Caller(platform="telegram", chat_id="42", chat_kind="private")
@@ -177,3 +181,21 @@ def test_the_cli_previews_a_search_and_counts_an_authors_momentum_storing_nothin
     assert "never closed" in capsys.readouterr().err
     with Session(open_engine(env)) as session:
         assert follow_filters.all_filters(session) == []  # a preview follows nothing
+
+
+# --- in the chats ----------------------------------------------------------------------------
+
+
+async def test_in_telegram_a_query_follow_is_confirmed_listed_and_in_the_digest(
+    telegram,  # noqa: F811 (the fixture imported above)
+    catalog,
+) -> None:
+    seed_agent_papers(telegram.engine, catalog, hostile="<b>x</b>", now=TG_NOW, count=5)
+    answer = await telegram.say(TG_PRIVATE, TG_PRIVATE, '/follow query: "agent study" NOT long')
+    assert answer["message"]["text"].startswith('Following Search: "agent study" NOT long.')
+    listed = await telegram.say(TG_PRIVATE, TG_PRIVATE, "/following")
+    assert listed["message"]["text"].startswith('Search: "agent study" NOT long: 3 papers')
+    digest = telegram.digest(TG_PRIVATE)
+    assert [s.topic.name for s in digest.sections] == ['Search: "agent study" NOT long']
+    refused = await telegram.say(TG_PRIVATE, TG_PRIVATE, "/follow query: agents AND (tools")
+    assert "the parenthesis at column 12 is never closed" in refused["message"]["text"]
