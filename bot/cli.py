@@ -16,9 +16,9 @@ from pathlib import Path
 from bot.app import App, build_app, installed_version
 from bot.logs import Redactor
 from bot.settings import Settings, SettingsError, load_settings, unknown_env_keys
+from digests.follows.filters import FilterError, is_filter_spec, parse_filter
 from digests.messages.chart_spec import digest_chart
 from digests.messages.plain_text import clean_text, render_momentum, render_text
-from digests.messages.reports import topic_momenta
 from digests.papers.feeds import FeedError, parse_document
 from digests.papers.ingest import IngestReport
 from digests.store.engine import DatabaseUnavailable
@@ -138,7 +138,11 @@ def _add_reading_commands(commands) -> None:
         "A topic's momentum line (papers in the last four weeks against the four before, "
         "and its share of all new papers) and its 12-week histogram.",
     )
-    momentum.add_argument("topic", metavar="TOPIC", help="display name or slug, in any case")
+    momentum.add_argument(
+        "topic",
+        metavar="TOPIC",
+        help="display name or slug, in any case, or 'query: …', 'author: …', 'category: …'",
+    )
     _date_option(momentum, "--as-of", "last day counted (default: today)")
     momentum.add_argument(
         "--json", action="store_true", help="machine-readable, with the counts and papers"
@@ -155,7 +159,8 @@ def _add_reading_commands(commands) -> None:
         action="append",
         required=True,
         metavar="TOPIC",
-        help="a followed topic (display name or slug); repeat for more",
+        help="a followed topic (display name or slug) or 'query: …', 'author: …', "
+        "'category: …'; repeat for more",
     )
     _date_option(preview, "--as-of", "last day of the period (default: today)")
     _date_option(preview, "--since", "first day of the period (default: 6 days before)")
@@ -300,8 +305,13 @@ def _with_app(settings: Settings) -> App:
 
 
 def _resolve(app: App, query: str):
+    """A catalog topic, or a filter for `query: …`, `author: …`, `category: …`."""
     try:
+        if is_filter_spec(query):
+            return parse_filter(query)
         return app.catalog.resolve(query)
+    except FilterError as exc:
+        raise CommandError(str(exc), EXIT_USAGE) from None
     except UnknownTopic as exc:
         raise CommandError(str(exc), EXIT_USAGE) from None
 
@@ -407,9 +417,7 @@ def cmd_topics(settings: Settings, args: argparse.Namespace) -> int:
 def cmd_momentum(settings: Settings, args: argparse.Namespace) -> int:
     app = _with_app(settings)
     topic = _resolve(app, args.topic)
-    as_of = args.as_of or _now().date()
-    with app.session() as session:
-        momentum = topic_momenta(session, [topic], as_of=as_of)[topic.slug]
+    momentum = app.usecases.momentum(topic, as_of=args.as_of or _now().date())
     if args.json:
         print(json.dumps({"slug": topic.slug, **momentum.to_json()}, indent=2, ensure_ascii=False))
     else:

@@ -31,10 +31,12 @@ from digests.delivery.digest_planning import (
 )
 from digests.delivery.due import DEFAULT_GRACE
 from digests.delivery.sending import ON_DEMAND_WINDOW, Dispatcher, Sender
+from digests.follows.filters import FollowFilter
+from digests.follows.service import store_filter
 from digests.messages.alert import SpikeAlert
 from digests.messages.digest import Digest
 from digests.messages.layout import period_text
-from digests.messages.reports import build_digest
+from digests.messages.reports import build_digest, day_end, topic_momenta
 from digests.papers.feeds import ParsedFeed, Skip
 from digests.papers.ingest import (
     IngestReport,
@@ -44,6 +46,7 @@ from digests.papers.ingest import (
     listing_ids_to_look_up,
     sync_catalog,
 )
+from digests.signals.momentum import Momentum
 from digests.signals.spike_settings import SpikeSettings
 from digests.status import Status, read_status
 from digests.store import channels, deliveries, repo
@@ -322,12 +325,34 @@ class UseCases:
         with self.session_factory() as session:
             return read_status(session, now=self.clock(), upcoming=upcoming)
 
-    def digest(self, topics: Sequence[TopicDef], *, since: date, until: date) -> Digest:
-        """The digest a channel following `topics` gets for the days since..until."""
-        with self.session_factory() as session:
+    def digest(
+        self, followed: Sequence[TopicDef | FollowFilter], *, since: date, until: date
+    ) -> Digest:
+        """The digest a channel following `followed` gets for the days since..until."""
+        with self.session_factory() as session:  # never committed: filters are looked up only
+            topics = _as_topics(session, followed, as_of=until)
             return build_digest(
                 session, topics, since=since, until=until, per_topic_cap=self.per_topic_cap
             )
+
+    def momentum(self, followed: TopicDef | FollowFilter, *, as_of: date) -> Momentum:
+        """A topic's or a filter's momentum line and 12-week histogram as of a day."""
+        with self.session_factory() as session:  # never committed, as above
+            (topic,) = _as_topics(session, [followed], as_of=as_of)
+            return topic_momenta(session, [topic], as_of=as_of)[topic.slug]
+
+
+def _as_topics(
+    session: Session, followed: Sequence[TopicDef | FollowFilter], *, as_of: date
+) -> list[TopicDef]:
+    """Filters as topics, their papers tagged in `session` when nobody follows them yet."""
+    topics = []
+    for item in followed:
+        if isinstance(item, FollowFilter):
+            store_filter(session, item, now=day_end(as_of))
+            item = item.topic()
+        topics.append(item)
+    return topics
 
 
 def _alert(plan: PlannedAlert, *, stale_at: datetime) -> Outgoing:

@@ -15,7 +15,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import select, text
 from sqlmodel import Session, SQLModel
 
-from digests.store import repo
+from digests.store import follow_filters, repo
 from digests.store.engine import (
     MIGRATIONS_DIR,
     newest_migration,
@@ -36,7 +36,7 @@ def add_topic(session: Session, slug: str) -> int:
 
 
 def test_migrations_apply_twice_without_error(engine):
-    assert upgrade_schema(engine) == upgrade_schema(engine) == "0002"
+    assert upgrade_schema(engine) == upgrade_schema(engine) == newest_migration()
 
 
 def upgrade_together(url: str, start: Barrier, revisions: Queue) -> None:
@@ -91,9 +91,16 @@ def test_starting_on_a_database_already_at_head_does_not_load_alembic(engine, da
     assert started.stdout.split() == [newest_migration(), "False"]
 
 
+def _not_full_text(name, kind, parents) -> bool:
+    # The full-text index of migration 0003 (FTS5 table and its shadow tables, GIN expression
+    # index) is not a model.
+    return not (name or "").startswith(follow_filters.FULL_TEXT_OBJECTS)
+
+
 def test_the_migrated_schema_is_exactly_the_models(engine):
     with engine.connect() as connection:
-        assert compare_metadata(MigrationContext.configure(connection), SQLModel.metadata) == []
+        context = MigrationContext.configure(connection, opts={"include_name": _not_full_text})
+        assert compare_metadata(context, SQLModel.metadata) == []
 
 
 def test_ingesting_the_same_paper_twice_stores_one_row(engine):

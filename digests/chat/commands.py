@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
-from digests.delivery.digest_planning import known_topics
+from digests.delivery.digest_planning import followed_topics
 from digests.delivery.schedule import (
     WEEKDAYS,
     ScheduleError,
@@ -25,13 +25,23 @@ from digests.delivery.schedule import (
     schedule_text,
     suggest_timezones,
 )
+from digests.follows.categories import suggest_categories
+from digests.follows.filters import (
+    LABELS,
+    FilterError,
+    is_filter_slug,
+    is_filter_spec,
+    parse_filter,
+)
+from digests.follows.service import at_limit, store_filter, too_many
 from digests.messages.digest import Digest
 from digests.messages.reports import build_digest, topic_momenta
-from digests.store import channels, repo
+from digests.store import channels, follow_filters, repo
 from digests.store.unit_of_work import unit_of_work
 from digests.topics.catalog import AmbiguousTopic, Catalog, TopicDef, UnknownTopic
 
 MAX_ARGUMENT = 200  # characters; longer arguments are refused, never cut and applied
+CHOICE_LIMIT = 100  # characters of a value offered to pick (Discord's limit)
 # On-demand commands that post much, once per chat per period. A repeat within it gets one
 # short notice, then silence until the period ends: a flood of them costs the chat one message.
 COOLDOWNS = {"digest": timedelta(minutes=10), "trending": timedelta(minutes=1)}
@@ -243,12 +253,35 @@ class CommandService:
 
     def _follow(self, session: Session, caller: Caller, argument: str) -> Reply:
         query, mode = split_mode(argument)
+        if is_filter_spec(query):
+            return self._follow_filter(session, caller, query, mode)
         topic = self.resolve(query)
         if isinstance(topic, Reply):
             topic.choice_command = "follow"
             return topic
         channel = self._channel(session, caller)
-        topic_id = self._topic_id(session, topic)
+        if at_limit(session, channel, topic.slug):
+            return Reply(too_many(), ok=False, private=True)
+        return self._start_following(
+            session, channel, self._topic_id(session, topic), topic.name, mode
+        )
+
+    def _follow_filter(self, session: Session, caller: Caller, spec: str, mode: str) -> Reply:
+        """`query: …`, `author: …`, `category: …`: follows of a search, an author, a category."""
+        try:
+            follow = parse_filter(spec)
+        except FilterError as exc:
+            choices = tuple(Choice(value, value) for value in exc.suggestions)
+            return Reply(str(exc), ok=False, private=True, choices=choices, choice_command="follow")
+        channel = self._channel(session, caller)
+        if at_limit(session, channel, follow.slug):
+            return Reply(too_many(), ok=False, private=True)
+        topic_id = store_filter(session, follow, now=self.clock())
+        return self._start_following(session, channel, topic_id, follow.name, mode)
+
+    def _start_following(
+        self, session: Session, channel, topic_id: int, name: str, mode: str
+    ) -> Reply:
         when = schedule_text(channel.digest_weekday, channel.digest_time, channel.timezone)
         cadence = {
             "weekly": f"The digest comes {when}.",
@@ -256,18 +289,20 @@ class CommandService:
             "instant": "New papers come right after each arXiv update.",
         }[mode]
         if channels.follow(session, channel, topic_id, now=self.clock(), mode=mode):
-            return Reply(f"Following {topic.name}. {cadence}")
+            return Reply(f"Following {name}. {cadence}")
         if channels.set_mode(session, channel, topic_id, mode):
-            return Reply(f"Still following {topic.name}, now {mode}. {cadence}")
-        return Reply(f"This chat already follows {topic.name}; nothing changed.")
+            return Reply(f"Still following {name}, now {mode}. {cadence}")
+        return Reply(f"This chat already follows {name}; nothing changed.")
 
     def _unfollow(self, session: Session, caller: Caller, argument: str) -> Reply:
         channel = self._channel(session, caller)
         followed = channels.followed_slugs(session, channel.id)
+        if is_filter_slug(argument) or is_filter_spec(argument):
+            return self._unfollow_filter(session, channel, argument, followed)
         topic = self.resolve(argument)
         if isinstance(topic, Reply):
             topic.choices = tuple(c for c in topic.choices if c.value in followed) or tuple(
-                Choice(t.name, t.slug) for t in known_topics(self.catalog, followed)
+                Choice(t.name, t.slug) for t in self._followed_topics(session, channel.id)
             )
             topic.choice_command = "unfollow"
             return topic
@@ -275,9 +310,28 @@ class CommandService:
             return Reply(f"Stopped following {topic.name}.")
         return Reply(f"This chat does not follow {topic.name}; nothing changed.")
 
+    def _unfollow_filter(self, session: Session, channel, argument: str, followed) -> Reply:
+        """By slug (what /unfollow's suggestions and buttons carry) or as typed to follow it."""
+        slug = argument
+        if is_filter_spec(argument):
+            try:
+                slug = parse_filter(argument).slug
+            except FilterError as exc:
+                return Reply(str(exc), ok=False, private=True)
+        follow = follow_filters.by_slug(session, [slug]).get(slug)
+        row = repo.topic_rows(session).get(slug)
+        if follow is None or row is None or slug not in followed:
+            return Reply("This chat does not follow that; nothing changed. See /following.")
+        channels.unfollow(session, channel, row.id)
+        follow_filters.forget_if_unfollowed(session, row.id)
+        return Reply(f"Stopped following {follow.name}.")
+
+    def _followed_topics(self, session: Session, channel_id: int) -> list[TopicDef]:
+        return followed_topics(session, self.catalog, channel_id)
+
     def _following(self, session: Session, caller: Caller, argument: str) -> Reply:
         channel = self._channel(session, caller)
-        topics = known_topics(self.catalog, channels.followed_slugs(session, channel.id))
+        topics = self._followed_topics(session, channel.id)
         if not topics:
             return Reply("This chat follows no topics yet. Try /follow RL for LLM Agents.")
         momenta = topic_momenta(session, topics, as_of=self.clock().date())
@@ -314,7 +368,7 @@ class CommandService:
         return Reply(f"Your digest: {digest.paper_count} new papers.", digest=digest)
 
     def digest_for(self, session: Session, channel_id: int, *, now: datetime, days: int = 7):
-        topics = known_topics(self.catalog, channels.followed_slugs(session, channel_id))
+        topics = self._followed_topics(session, channel_id)
         if not topics:
             return None
         until = now.date()
@@ -358,19 +412,33 @@ class CommandService:
         return Reply("\n".join(lines))
 
     def complete_topics(self, query: str, limit: int = 25) -> list[Choice]:
-        """Autocomplete over the catalog, most relevant first."""
+        """Autocomplete over the catalog, most relevant first; a search for the typed words
+        when no topic is what was typed, and arXiv's categories after `category:`."""
         query = query[:MAX_ARGUMENT]
+        if is_filter_spec(query):
+            return filter_choices(query, limit)
         topics = self.catalog.search(query) if query.strip() else list(self.catalog.topics)
-        return list(self._topic_choices(topics[:limit]))
+        choices = list(self._topic_choices(topics[:limit]))
+        if query.strip() and not self._names_a_topic(query):
+            search = filter_choices(f"query: {query}", 1)
+            choices = search + choices if not choices else choices[: limit - 1] + search
+        return choices
+
+    def _names_a_topic(self, query: str) -> bool:
+        try:
+            self.catalog.resolve(query)
+        except (AmbiguousTopic, UnknownTopic):
+            return False
+        return True
 
     def complete_followed(self, caller: Caller, query: str, limit: int = 25) -> list[Choice]:
         with self.session_factory() as session:
             channel = channels.find_channel(
                 session, caller.platform, caller.chat_id, caller.thread_id
             )
-            slugs = channels.followed_slugs(session, channel.id) if channel else []
+            topics = self._followed_topics(session, channel.id) if channel else []
         needle = query.lower().strip()[:MAX_ARGUMENT]
-        choices = [Choice(t.name, t.slug) for t in known_topics(self.catalog, slugs)]
+        choices = [Choice(t.name[:100], t.slug) for t in topics]
         return [c for c in choices if needle in c.label.lower() or needle in c.value][:limit]
 
     def suggest(
@@ -380,6 +448,18 @@ class CommandService:
         if argument.suggest is None:
             return []
         return argument.suggest(self, caller, typed[:MAX_ARGUMENT], limit)
+
+
+def filter_choices(spec: str, limit: int) -> list[Choice]:
+    """What `/follow query: …`, `author: …` or `category: …` offers while being typed."""
+    kind, _, value = spec.partition(":")
+    kind, value = kind.strip().lower(), value.strip()
+    if kind == "category":
+        found = suggest_categories(value, limit)
+        return [Choice(f"Category: {c} ({name})"[:100], f"category: {c}") for c, name in found]
+    if not value or len(value) > CHOICE_LIMIT - len(kind) - 2:
+        return []  # a Discord choice holds 100 characters; longer ones are typed in full
+    return [Choice(f"{LABELS[kind]}: “{value}”", f"{kind}: {value}")]
 
 
 def split_mode(argument: str) -> tuple[str, str]:
@@ -426,11 +506,18 @@ COMMANDS: dict[str, Command] = {
     for command in (
         Command(
             "follow",
-            "follow a topic: /follow RL for LLM Agents (add daily or instant for more often)",
+            "follow a topic, a search, an author or an arXiv category: /follow RL for LLM Agents, "
+            '/follow query: "world model" AND (agent OR agents) NOT survey, '
+            '/follow author: Sergey Levine, /follow category: cs.RO '
+            "(add daily or instant for more often)",
             CommandService._follow,
             admins_only=True,
             arguments=(
-                Argument("topic", "Start typing: matching topics are offered", suggest=_catalog),
+                Argument(
+                    "topic",
+                    "A topic (start typing), or query: words, author: name, category: cs.RO",
+                    suggest=_catalog,
+                ),
                 Argument(
                     "how_often",
                     "weekly digest (the default), daily, or instant after each arXiv update",

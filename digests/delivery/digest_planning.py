@@ -6,7 +6,7 @@ one job serves any number of channels and a restart or a new leader picks up whe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -20,10 +20,11 @@ from digests.delivery.due import (
     split_due,
     weekdays_due_between,
 )
+from digests.follows.filters import FollowFilter
 from digests.messages.digest import Digest
 from digests.messages.reports import build_digest
 from digests.papers.records import as_utc
-from digests.store import channels, deliveries, schedules
+from digests.store import channels, deliveries, follow_filters, schedules
 from digests.topics.catalog import Catalog
 
 
@@ -84,14 +85,22 @@ def record_skipped(
     return stored
 
 
-def followed_topics(session: Session, catalog: Catalog, channel_id: int, kind: str) -> list:
-    return known_topics(catalog, channels.followed_slugs(session, channel_id, mode=kind))
+def followed_topics(
+    session: Session, catalog: Catalog, channel_id: int, kind: str | None = None
+) -> list:
+    """What a channel follows (as `kind`, when given): catalog topics and follow filters."""
+    slugs = channels.followed_slugs(session, channel_id, mode=kind)
+    return known_topics(catalog, slugs, follow_filters.by_slug(session, slugs))
 
 
-def known_topics(catalog: Catalog, slugs) -> list:
-    """The catalog's topics for these slugs, in order; slugs that left the catalog are skipped."""
+def known_topics(catalog: Catalog, slugs, filters: Mapping[str, FollowFilter] = {}) -> list:
+    """The topics for these slugs, in order: the catalog's, and `filters` as topics; slugs
+    that left the catalog are skipped."""
     topics = []
     for slug in slugs:
+        if slug in filters:
+            topics.append(filters[slug].topic())
+            continue
         try:
             topics.append(catalog.get(slug))
         except KeyError:

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from sqlmodel import Session
 
+from digests.follows.service import tag_new_papers
 from digests.papers.feeds import ParsedFeed, Skip
 from digests.papers.first_versions import date_listed, ids_to_look_up, undated
 from digests.papers.records import PaperRecord
@@ -156,6 +157,7 @@ def ingest_records(
     tags = tag_rows(session, list(changed), tagged)
     published_on = {paper_id: record.first_version_date for paper_id, record in changed.items()}
     report.tags_added = repo.write_tags(session, tags, published_on, now=now)
+    report.tags_added += tag_new_papers(session, changed, now=now)
     return report
 
 

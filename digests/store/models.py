@@ -56,6 +56,9 @@ class Paper(SQLModel, table=True):
     doi: str | None = None
     journal_ref: str | None = None
     ingested_at: datetime = Field(sa_column=_utc_column(nullable=False))
+    # Title and abstract as full-text search indexes them (`digests.follows.query.search_text`):
+    # SQLite's FTS5 table `paper_fts` and PostgreSQL's GIN index read this column.
+    search_text: str = Field(default="", sa_column_kwargs={"server_default": ""})
 
 
 class Topic(SQLModel, table=True):
@@ -127,6 +130,18 @@ class Follow(SQLModel, table=True):
     channel_id: int = Field(foreign_key="channel.id", primary_key=True, ondelete="CASCADE")
     topic_id: int = Field(foreign_key="topic.id", primary_key=True, ondelete="CASCADE")
     mode: str = Field(default="weekly", max_length=16)
+    created_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class FollowFilter(SQLModel, table=True):
+    """A topic that is a search, an author or an arXiv category (`digests.follows.filters`)."""
+
+    __tablename__ = "follow_filter"
+
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True, ondelete="CASCADE")
+    kind: str = Field(max_length=16)  # query | author | category
+    definition: str  # canonical: equal filters, equal definitions
+    shown: str  # as the channel that first followed it typed it
     created_at: datetime = Field(sa_column=_utc_column(nullable=False))
 
 

@@ -14,6 +14,7 @@ from datetime import date, datetime
 from sqlalchemy import delete, func, insert, select, update
 from sqlmodel import Session
 
+from digests.follows.query import search_text
 from digests.papers.records import PaperRecord
 from digests.store.models import IngestState, Paper, PaperTopic, Topic
 
@@ -65,6 +66,7 @@ def _paper_values(record: PaperRecord, now: datetime) -> dict:
         "doi": record.doi,
         "journal_ref": record.journal_ref,
         "ingested_at": now,
+        "search_text": search_text(record.title, record.abstract),
     }
 
 

@@ -1,0 +1,215 @@
+"""Query follows at scale: a day's new papers against many follows, and one follow's momentum.
+
+    .venv/bin/python bench/bench_query_follows.py [--database-url URL] [--papers 1000000]
+
+1. Matching: 2,000 real new papers (../shared/data/arxiv-real) against 10,000 distinct query
+   follows built from their words, three ways: in memory over a word index of the batch (what
+   ingest does), and for comparison in a temporary FTS5 table (SQLite) or against tsvectors
+   computed once (PostgreSQL). Then the whole ingest step, tags written, on the database.
+2. Momentum: a store of `--papers` papers (real titles and abstracts reused with new ids,
+   spread over 1,000 days), then a new query follow: its papers found through the index and
+   tagged (`store_filter`), and its momentum line and 12-week histogram read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import random
+import sys
+import tempfile
+import time
+from datetime import UTC, date, datetime, timedelta
+from itertools import islice
+from pathlib import Path
+
+from sqlalchemy import insert, text
+from sqlmodel import Session
+
+from digests.follows.filters import FollowFilter, match_new_papers, parse_filter, query_tree
+from digests.follows.query import search_text, to_fts5, to_tsquery
+from digests.follows.service import store_filter, tag_new_papers
+from digests.messages.reports import topic_momenta
+from digests.papers.feeds import parse_jsonl
+from digests.store import follow_filters, repo
+from digests.store.engine import open_engine, upgrade_schema
+from digests.store.models import Paper
+
+REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "arxiv-real" / "ai-2025.jsonl.gz"
+NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+
+
+def real_records(count: int) -> list:
+    with gzip.open(REAL, "rb") as lines:
+        return parse_jsonl(b"".join(islice(lines, count))).records
+
+
+def distinct_queries(records: list, count: int, seed: int = 7) -> list[FollowFilter]:
+    """Queries of one to four words and phrases from the papers' titles, some with OR and NOT."""
+    rng = random.Random(seed)
+    titles = [search_text(r.title, "").split() for r in records]
+    words = sorted({w for title in titles for w in title if len(w) > 3})
+    found: dict[str, FollowFilter] = {}
+    while len(found) < count:
+        title = rng.choice(titles)
+        start = rng.randrange(max(1, len(title) - 1))
+        phrase = '"' + " ".join(title[start : start + 2]) + '"'
+        shape = rng.randrange(4)
+        if shape == 0:
+            query = phrase
+        elif shape == 1:
+            query = f"{phrase} AND ({rng.choice(words)} OR {rng.choice(words)})"
+        elif shape == 2:
+            query = f"{rng.choice(words)} {rng.choice(words)} NOT {rng.choice(words)}"
+        else:
+            query = f"{phrase} OR {rng.choice(words)}"
+        follow = parse_filter(f"query: {query}")
+        found.setdefault(follow.definition, follow)
+    return list(found.values())
+
+
+def timed(what: str, job):
+    started = time.perf_counter()
+    result = job()
+    print(f"  {what}: {time.perf_counter() - started:.2f} s", flush=True)
+    return result
+
+
+def bench_matching(engine, papers: int, follows: int) -> None:
+    records = real_records(papers)
+    filters = distinct_queries(records, follows)
+    print(f"matching {len(records)} new papers against {len(filters)} distinct query follows")
+    matched = timed(
+        "in memory (word index of the batch)", lambda: match_new_papers(filters, records)
+    )
+    print(f"    {sum(map(len, matched))} matches")
+    with Session(engine) as session:
+        if engine.dialect.name == "sqlite":
+            timed(
+                "temporary FTS5 table, one MATCH per query",
+                lambda: _fts5(session, records, filters),
+            )
+        else:
+            timed(
+                "tsvectors computed once, one @@ per query",
+                lambda: _tsvector(session, records, filters),
+            )
+        session.rollback()
+    with Session(engine) as session:
+        for follow in filters:
+            follow_filters.save(session, follow, now=NOW)
+        stored = repo.upsert_papers(session, records, now=NOW)
+        session.commit()
+        timed(
+            "ingest step: match and write tags",
+            lambda: tag_new_papers(session, stored.new, now=NOW),
+        )
+        session.commit()
+
+
+def _fts5(session: Session, records: list, filters: list[FollowFilter]) -> int:
+    session.execute(text("CREATE VIRTUAL TABLE temp.day USING fts5(body)"))
+    session.execute(
+        text("INSERT INTO temp.day(rowid, body) VALUES (:id, :body)"),
+        [{"id": n, "body": search_text(r.title, r.abstract)} for n, r in enumerate(records)],
+    )
+    statement = text("SELECT rowid FROM temp.day WHERE day MATCH :q")
+    return sum(len(session.execute(statement, {"q": to_fts5(_tree(f))}).all()) for f in filters)
+
+
+def _tsvector(session: Session, records: list, filters: list[FollowFilter]) -> int:
+    session.execute(text("CREATE TEMP TABLE day (id int, body tsvector)"))
+    session.execute(
+        text("INSERT INTO day VALUES (:id, to_tsvector('simple', :body))"),
+        [{"id": n, "body": search_text(r.title, r.abstract)} for n, r in enumerate(records)],
+    )
+    session.execute(text("CREATE INDEX ON day USING gin (body)"))
+    session.execute(text("ANALYZE day"))
+    statement = text("SELECT id FROM day WHERE body @@ CAST(:q AS tsquery)")
+    return sum(len(session.execute(statement, {"q": to_tsquery(_tree(f))}).all()) for f in filters)
+
+
+def _tree(follow: FollowFilter):
+    return query_tree(follow.definition)
+
+
+def fill_store(engine, count: int) -> None:
+    """`count` papers: real texts reused under new ids, spread evenly over 1,000 days."""
+    source = real_records(40_000)
+    texts = [(r.title, r.abstract[:600], search_text(r.title, r.abstract[:600])) for r in source]
+    first_day = NOW.date() - timedelta(days=999)
+    started = time.perf_counter()
+    with engine.begin() as connection:
+        for start in range(0, count, 5000):
+            rows = [
+                _row(n, texts[n % len(texts)], first_day)
+                for n in range(start, min(count, start + 5000))
+            ]
+            connection.execute(insert(Paper), rows)
+    print(f"  stored {count} papers in {time.perf_counter() - started:.0f} s", flush=True)
+
+
+def _row(n: int, texts: tuple, first_day: date) -> dict:
+    title, abstract, words = texts
+    day = first_day + timedelta(days=n % 1000)
+    published = datetime.combine(day, datetime.min.time(), tzinfo=UTC)
+    return {
+        "arxiv_id": f"b{n:08d}",
+        "title": title,
+        "abstract": abstract,
+        "authors": [],
+        "affiliations": [],
+        "categories": ["cs.LG"],
+        "primary_category": "cs.LG",
+        "published": published,
+        "published_on": day,
+        "abs_url": "",
+        "pdf_url": "",
+        "ingested_at": published,
+        "search_text": words,
+    }
+
+
+def bench_momentum(engine, count: int) -> None:
+    print(f"a new query follow over {count} stored papers")
+    fill_store(engine, count)
+    for spec in (
+        'query: "world model" AND (agent OR agents) NOT survey',
+        "query: diffusion",
+        "query: language",
+    ):
+        follow = parse_filter(spec)
+        with Session(engine) as session:
+            started = time.perf_counter()
+            store_filter(session, follow, now=NOW)
+            found = time.perf_counter()
+            momentum = topic_momenta(session, [follow.topic()], as_of=NOW.date())[follow.slug]
+            done = time.perf_counter()
+            print(
+                f"  {spec}: found and tagged {found - started:.2f} s, momentum read "
+                f"{done - found:.2f} s, {done - started:.2f} s in all — {momentum.line}",
+                flush=True,
+            )
+            session.rollback()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", default="")
+    parser.add_argument("--papers", type=int, default=1_000_000)
+    parser.add_argument("--new", type=int, default=2000)
+    parser.add_argument("--follows", type=int, default=10_000)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as scratch:
+        url = args.database_url or f"sqlite:///{scratch}/bench.db"
+        engine = open_engine(url)
+        upgrade_schema(engine)
+        print(f"database: {engine.dialect.name}")
+        bench_matching(engine, args.new, args.follows)
+        bench_momentum(engine, args.papers)
+        engine.dispose()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
