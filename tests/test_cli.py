@@ -27,6 +27,7 @@ COMMANDS = [
     "backfill",
     "topics",
     "momentum",
+    "links",
     "preview",
     "spikes",
     "status",

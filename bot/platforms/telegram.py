@@ -426,12 +426,17 @@ class TelegramAdapter:
         if parsed is None:
             return
         command, argument, addressed = parsed
-        if command == START.command:
-            command = "help"
+        commands = self.services.commands
+        started = command == START.command  # opened from a link, or the Start button
+        if started:
+            command = commands.start_command(argument)
         if command not in COMMANDS and kind != "private" and not addressed:
             return  # most likely another bot's command in a shared group
         caller = await self._caller(message, kind, command)
-        reply = await asyncio.to_thread(self.services.commands.handle, caller, command, argument)
+        if started:
+            reply = await asyncio.to_thread(commands.start, caller, argument)
+        else:
+            reply = await asyncio.to_thread(commands.handle, caller, command, argument)
         await self._answer(message, caller, reply)
         if reply.digest is not None:
             self.app.create_task(self._send_digest(caller, reply), update=update)
