@@ -31,6 +31,10 @@ from urllib.parse import urlsplit
 import httpx
 from telegram import (
     BotCommand,
+    BotCommandScopeAllChatAdministrators,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    BotCommandScopeDefault,
     Chat,
     ChatMember,
     InlineKeyboardMarkup,
@@ -65,7 +69,7 @@ from telegram.request import BaseRequest
 from bot.platforms import telegram_render
 from bot.platforms.base import draw_chart
 from bot.settings import Settings, SettingsError
-from digests.chat.commands import COMMANDS, Caller, Reply
+from digests.chat.commands import COMMANDS, Caller, Reply, menu
 from digests.delivery.sending import (
     SEND_TIMEOUT,
     Address,
@@ -408,12 +412,20 @@ class TelegramAdapter:
         return self.settings.telegram_webhook_secret()
 
     async def _register_commands(self) -> None:
-        commands = [START]
-        commands += [BotCommand(command.name, command.help[:256]) for command in COMMANDS.values()]
-        try:
-            await self.app.bot.set_my_commands(commands)
-        except TelegramError as exc:  # the menu is a convenience; commands work without it
-            log.warning("telegram: could not register the command menu: %s", exc)
+        """One menu per scope: admin-only commands are shown to group admins and in private
+        chats (the user's own), the rest to everyone. Telegram picks the narrowest scope."""
+        menus = (
+            (BotCommandScopeDefault(), False),
+            (BotCommandScopeAllGroupChats(), False),
+            (BotCommandScopeAllChatAdministrators(), True),
+            (BotCommandScopeAllPrivateChats(), True),
+        )
+        for scope, managing in menus:
+            commands = [START] + [BotCommand(c.name, c.help[:256]) for c in menu(managing=managing)]
+            try:
+                await self.app.bot.set_my_commands(commands, scope=scope)
+            except TelegramError as exc:  # the menu is a convenience; commands work without it
+                log.warning("telegram: could not register the %s menu: %s", scope.type, exc)
 
     # --- commands ----------------------------------------------------------------------------
 

@@ -404,6 +404,12 @@ class CommandService:
         return argument.suggest(self, caller, typed[:MAX_ARGUMENT], limit)
 
 
+def menu(*, managing: bool) -> list[Command]:
+    """The commands a command menu offers: all of them to whoever may manage the chat (its
+    admins, the owner of a private chat), else those anyone may run."""
+    return [command for command in COMMANDS.values() if managing or not command.admins_only]
+
+
 def split_mode(argument: str) -> tuple[str, str]:
     """`RL for LLM Agents daily` → ("RL for LLM Agents", "daily"); weekly when not given."""
     head, _, last = argument.rpartition(" ")
