@@ -20,17 +20,18 @@ from typing import Protocol
 
 from sqlmodel import Session
 
-from digests.chat.commands import Caller, CommandService
+from digests.chat.commands import Caller, CommandService, Reply
 from digests.delivery.alert_planning import ALERT_WINDOW, PlannedAlert, plan_alerts
 from digests.delivery.digest_planning import (
     PlannedDigest,
     due_channels,
+    known_topics,
     plan_digests,
     plan_instant,
     record_skipped,
 )
 from digests.delivery.due import DEFAULT_GRACE
-from digests.delivery.sending import ON_DEMAND_WINDOW, Dispatcher, Sender
+from digests.delivery.sending import ON_DEMAND_WINDOW, Address, Dispatcher, Sender
 from digests.messages.alert import SpikeAlert
 from digests.messages.digest import Digest
 from digests.messages.layout import period_text
@@ -317,6 +318,41 @@ class UseCases:
         with unit_of_work(self.session_factory) as session:
             channels.move_chat(session, platform, old_chat_id, new_chat_id)
 
+    # --- presence: the bot removed from a chat or server, and back --------------------------
+
+    def chat_left(
+        self, platform: str, *, chat_id: str = "", guild_id: str = "", reason: str
+    ) -> int:
+        """The bot was removed from a chat (each forum topic of it) or a server (each channel
+        in it), or blocked: pause them, follows kept, their waiting deliveries held with the
+        reason (`digestbot status` shows both). Returns how many channels were paused."""
+        now = self.clock()
+        with unit_of_work(self.session_factory) as session:
+            found = channels.channels_in(session, platform, chat_id=chat_id, guild_id=guild_id)
+            for channel in found:
+                channels.pause(session, channel.id, reason, now=now, cause=channels.REMOVED)
+            deliveries.hold_pending(session, [channel.id for channel in found], reason)
+        return len(found)
+
+    def chat_returned(
+        self, platform: str, *, chat_id: str = "", guild_id: str = ""
+    ) -> list[tuple[Address, Reply]]:
+        """The bot is back in a chat or server: resume its paused channels and welcome each,
+        naming what it follows. A chat (its own event) resumes whatever paused it; a server
+        only what its removal paused, since Discord announces every server at each start."""
+        cause = channels.REMOVED if guild_id else None
+        welcomes = []
+        with unit_of_work(self.session_factory) as session:
+            found = channels.channels_in(
+                session, platform, chat_id=chat_id, guild_id=guild_id, paused_cause=cause
+            )
+            for channel in (c for c in found if c.paused_reason is not None):
+                channels.resume(session, channel)
+                followed = known_topics(self.catalog, channels.followed_slugs(session, channel.id))
+                address = Address(platform, channel.chat_id, channel.thread_id)
+                welcomes.append((address, Reply(welcome_back([t.name for t in followed]))))
+        return welcomes
+
     def status(self, *, upcoming: int = 5) -> Status:
         """Last ingest, papers, delivery queue and failures, paused channels, next digests."""
         with self.session_factory() as session:
@@ -328,6 +364,14 @@ class UseCases:
             return build_digest(
                 session, topics, since=since, until=until, per_topic_cap=self.per_topic_cap
             )
+
+
+def welcome_back(followed: Sequence[str]) -> str:
+    """The short word a chat gets when the bot is added back."""
+    if not followed:
+        return "Hello again! This chat follows no topics yet; try /follow RL for LLM Agents."
+    names = ", ".join(followed[:-1]) + " and " + followed[-1] if len(followed) > 1 else followed[0]
+    return f"Hello again! Digests here resume: this chat follows {names}."
 
 
 def _alert(plan: PlannedAlert, *, stale_at: datetime) -> Outgoing:

@@ -197,6 +197,17 @@ class DigestClient(discord.Client):
         for spec in COMMANDS.values():
             self.tree.add_command(slash_command(spec))
 
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """Kicked or banned from a server, or the server was deleted (not an outage)."""
+        await self.adapter.left_server(guild.id)
+
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        await self.adapter.back_in_server(guild.id)
+
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        """Also at start: a server that added the bot back while it was offline."""
+        await self.adapter.back_in_server(guild.id)
+
 
 class DigestTree(app_commands.CommandTree):
     async def on_error(
@@ -432,6 +443,24 @@ class DiscordAdapter:
                 await tree.sync(guild=guild)
             except discord.HTTPException:
                 log.exception("could not sync slash commands to DISCORD_DEV_GUILD %s", guild.id)
+
+    # --- presence ----------------------------------------------------------------------------
+
+    async def left_server(self, guild_id: int) -> None:
+        reason = "the bot was removed from this server"
+        chat_left = self.services.chat_left
+        await asyncio.to_thread(chat_left, "discord", guild_id=str(guild_id), reason=reason)
+
+    async def back_in_server(self, guild_id: int) -> None:
+        chat_returned = self.services.chat_returned
+        welcomes = await asyncio.to_thread(chat_returned, "discord", guild_id=str(guild_id))
+        for address, reply in welcomes:
+            content, embeds = render_reply(reply)
+            payload = {"content": content, "embeds": [embed.to_dict() for embed in embeds]}
+            try:
+                await self.sender.send(address, payload)
+            except SendFailure as error:  # a courtesy: the digests come regardless
+                log.warning("could not welcome channel %s: %s", address.chat_id, error)
 
     # --- commands ----------------------------------------------------------------------------
 
