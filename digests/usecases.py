@@ -13,7 +13,9 @@ work commits whole or not at all (`digests.store.unit_of_work`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import hashlib
+import json
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Protocol
@@ -47,12 +49,14 @@ from digests.papers.ingest import (
 )
 from digests.signals.spike_settings import SpikeSettings
 from digests.status import Status, read_status
-from digests.store import channels, deliveries, repo
+from digests.store import channels, command_sync, deliveries, repo
+from digests.store import lease as leases
 from digests.store.unit_of_work import SessionFactory, unit_of_work
 from digests.topics.catalog import Catalog, TopicDef
 from digests.topics.retag import RetagStatus, retag_batch
 from digests.topics.tagger import Tagger
 
+COMMAND_SYNC_TTL = timedelta(minutes=2)  # a replica that dies while syncing blocks no longer
 CUT_LISTING = (
     "arXiv's answer stayed cut short: the entries after the cut were not read; "
     "the next ingest reads the listing again"
@@ -352,6 +356,40 @@ class UseCases:
                 address = Address(platform, channel.chat_id, channel.thread_id)
                 welcomes.append((address, Reply(welcome_back([t.name for t in followed]))))
         return welcomes
+
+    # --- slash commands ------------------------------------------------------------------
+
+    async def sync_commands(
+        self,
+        scope: str,
+        definition: list[dict],
+        sync: Callable[[], Awaitable[dict[str, str]]],
+        *,
+        ttl: timedelta = COMMAND_SYNC_TTL,
+    ) -> str:
+        """Run `sync` (it uploads `definition` to the platform and returns the command ids by
+        name) only when the definition changed since the last sync to `scope`, and on one
+        replica: the one holding the scope's lease. Returns "synced", "unchanged" or "busy"
+        (another replica is syncing it); `sync`'s error propagates and nothing is recorded."""
+        digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()
+        lease, me = f"command-sync:{scope}"[: leases.NAME_LIMIT], self.dispatcher.worker
+        with unit_of_work(self.session_factory) as session:
+            # The lease first: a replica that gets it after another synced sees the new hash.
+            if not leases.try_acquire(session, lease, me, now=self.clock(), ttl=ttl):
+                return "busy"
+            if command_sync.synced_hash(session, scope) == digest:
+                leases.release(session, lease, me, now=self.clock())
+                return "unchanged"
+        try:
+            command_ids = await sync()
+        except BaseException:
+            with unit_of_work(self.session_factory) as session:
+                leases.release(session, lease, me, now=self.clock())
+            raise
+        with unit_of_work(self.session_factory) as session:  # the hash and the lease at once
+            command_sync.record(session, scope, digest, command_ids, now=self.clock())
+            leases.release(session, lease, me, now=self.clock())
+        return "synced"
 
     def status(self, *, upcoming: int = 5) -> Status:
         """Last ingest, papers, delivery queue and failures, paused channels, next digests."""
