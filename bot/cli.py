@@ -16,6 +16,7 @@ from pathlib import Path
 from bot.app import App, build_app, installed_version
 from bot.logs import Redactor
 from bot.settings import Settings, SettingsError, load_settings, unknown_env_keys
+from digests.chat import links
 from digests.follows.filters import FilterError, is_filter_spec, parse_filter
 from digests.messages.chart_spec import digest_chart
 from digests.messages.plain_text import clean_text, render_momentum, render_text
@@ -23,7 +24,7 @@ from digests.papers.feeds import FeedError, parse_document
 from digests.papers.ingest import IngestReport
 from digests.store.engine import DatabaseUnavailable
 from digests.store.instance import InstanceInUse
-from digests.topics.catalog import CatalogError, UnknownTopic
+from digests.topics.catalog import Catalog, CatalogError, UnknownTopic
 from digests.topics.topic_model import ModelError
 
 EXIT_USAGE = 2
@@ -147,6 +148,16 @@ def _add_reading_commands(commands) -> None:
     momentum.add_argument(
         "--json", action="store_true", help="machine-readable, with the counts and papers"
     )
+    links = _command(
+        commands,
+        "links",
+        "the links that follow a topic from Telegram or Discord",
+        "The links a topic page's \"Follow this topic\" button points to: Telegram links that "
+        "follow the topic in a private chat or a group (needs TELEGRAM_BOT_USERNAME), and the "
+        "Discord install link with what to type once the bot is in (needs "
+        "DISCORD_APPLICATION_ID).",
+    )
+    links.add_argument("topic", metavar="TOPIC", help="display name or slug, in any case")
     preview = _command(
         commands,
         "preview",
@@ -305,11 +316,15 @@ def _with_app(settings: Settings) -> App:
 
 
 def _resolve(app: App, query: str):
+    return _resolve_in(app.catalog, query)
+
+
+def _resolve_in(catalog: Catalog, query: str):
     """A catalog topic, or a filter for `query: …`, `author: …`, `category: …`."""
     try:
         if is_filter_spec(query):
             return parse_filter(query)
-        return app.catalog.resolve(query)
+        return catalog.resolve(query)
     except FilterError as exc:
         raise CommandError(str(exc), EXIT_USAGE) from None
     except UnknownTopic as exc:
@@ -423,6 +438,28 @@ def cmd_momentum(settings: Settings, args: argparse.Namespace) -> int:
     else:
         print(render_momentum(momentum))
     return 0
+
+
+def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
+    """Needs no database: the links are made from the catalog and two settings."""
+    if is_filter_spec(args.topic):
+        raise CommandError("links are made for catalog topics; a query, author or category "
+                           "is followed with /follow in the chat", EXIT_USAGE)
+    topic = _resolve_in(Catalog.load(settings.topics_file), args.topic)
+    print(topic.name)
+    username = settings.telegram_bot_username
+    if username:
+        print(f"Telegram, private chat: {links.telegram_follow_link(username, topic.slug)}")
+        print(f"Telegram, add to a group: {links.telegram_group_follow_link(username, topic.slug)}")
+    else:
+        print("Telegram: unknown; set TELEGRAM_BOT_USERNAME to the bot's @username")
+    if settings.discord_application_id:
+        install = links.discord_install_link(str(settings.discord_application_id))
+        print(f"Discord, add to a server: {install}")
+        print(f"Discord, then type in a channel: /follow topic:{topic.slug}")
+    else:
+        print("Discord: unknown; set DISCORD_APPLICATION_ID to the bot's application id")
+    return 0 if username or settings.discord_application_id else 1
 
 
 def cmd_preview(settings: Settings, args: argparse.Namespace) -> int:
@@ -539,6 +576,7 @@ HANDLERS: dict[str, Callable[[Settings, argparse.Namespace], int]] = {
     "topics": cmd_topics,
     "momentum": cmd_momentum,
     "preview": cmd_preview,
+    "links": cmd_links,
     "spikes": cmd_spikes,
     "status": cmd_status,
     "tag": cmd_tag,

@@ -84,12 +84,16 @@ class Settings(BaseSettings):
     # Long-poll for updates when no webhook is set. Only one process per bot token may poll:
     # set this to false on the other replicas (they still send).
     telegram_polling: bool = True
+    # The bot's @username, for the follow links `digestbot links` prints (t.me/<username>).
+    telegram_bot_username: str | None = Field(default=None, pattern=r"^@?[A-Za-z0-9_]{5,32}$")
 
     discord_token: SecretStr | None = None
     discord_api_url: str = "https://discord.com/api/v10"
     discord_gateway_url: str = "wss://gateway.discord.gg"
     # A server id: commands are also synced there at once (global sync takes a while).
     discord_dev_guild: int | None = None
+    # The application id (Developer Portal → General Information), for the install link.
+    discord_application_id: int | None = None
 
     @field_validator("arxiv_categories", mode="before")
     @classmethod

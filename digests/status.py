@@ -28,6 +28,7 @@ class Status:
     scheduler: str | None = None
     # While stored papers are re-tagged after a tagger change: (papers done, of how many).
     retagging: tuple[int, int] | None = None
+    held: int = 0  # deliveries waiting for their paused channel to come back
 
     def to_json(self) -> dict:
         data = asdict(self)
@@ -54,7 +55,8 @@ class Status:
             f"  failed {platform} {chat} {kind} {period}: {reason or 'no reason kept'}"
             for platform, chat, kind, period, reason in self.failures
         ]
-        lines.append(f"channels: {self.channels:,} ({len(self.paused)} paused)")
+        held = f"; {self.held:,} deliveries held for them" if self.held else ""
+        lines.append(f"channels: {self.channels:,} ({len(self.paused)} paused{held})")
         lines += [f"  paused {p} {chat}: {reason}" for p, chat, reason in self.paused[:10]]
         lines.append(f"scheduler: {self.scheduler or 'no replica holds the lease'}")
         if self.retagging:
@@ -80,6 +82,7 @@ def read_status(session: Session, *, now: datetime, upcoming: int = 5) -> Status
         next_due=next_due(session, now=now, limit=upcoming),
         scheduler=holder_of(session, "scheduler", now=now),
         retagging=_retagging(session),
+        held=deliveries.held_count(session),
     )
 
 

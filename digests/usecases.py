@@ -13,24 +13,27 @@ work commits whole or not at all (`digests.store.unit_of_work`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import hashlib
+import json
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Protocol
 
 from sqlmodel import Session
 
-from digests.chat.commands import Caller, CommandService
+from digests.chat.commands import Caller, CommandService, Reply
 from digests.delivery.alert_planning import ALERT_WINDOW, PlannedAlert, plan_alerts
 from digests.delivery.digest_planning import (
     PlannedDigest,
     due_channels,
+    known_topics,
     plan_digests,
     plan_instant,
     record_skipped,
 )
 from digests.delivery.due import DEFAULT_GRACE
-from digests.delivery.sending import ON_DEMAND_WINDOW, Dispatcher, Sender
+from digests.delivery.sending import ON_DEMAND_WINDOW, Address, Dispatcher, Sender
 from digests.follows.filters import FollowFilter
 from digests.follows.service import store_filter
 from digests.messages.alert import SpikeAlert
@@ -49,12 +52,14 @@ from digests.papers.ingest import (
 from digests.signals.momentum import Momentum
 from digests.signals.spike_settings import SpikeSettings
 from digests.status import Status, read_status
-from digests.store import channels, deliveries, repo
+from digests.store import channels, command_sync, deliveries, repo
+from digests.store import lease as leases
 from digests.store.unit_of_work import SessionFactory, unit_of_work
 from digests.topics.catalog import Catalog, TopicDef
 from digests.topics.retag import RetagStatus, retag_batch
 from digests.topics.tagger import Tagger
 
+COMMAND_SYNC_TTL = timedelta(minutes=2)  # a replica that dies while syncing blocks no longer
 CUT_LISTING = (
     "arXiv's answer stayed cut short: the entries after the cut were not read; "
     "the next ingest reads the listing again"
@@ -320,6 +325,75 @@ class UseCases:
         with unit_of_work(self.session_factory) as session:
             channels.move_chat(session, platform, old_chat_id, new_chat_id)
 
+    # --- presence: the bot removed from a chat or server, and back --------------------------
+
+    def chat_left(
+        self, platform: str, *, chat_id: str = "", guild_id: str = "", reason: str
+    ) -> int:
+        """The bot was removed from a chat (each forum topic of it) or a server (each channel
+        in it), or blocked: pause them, follows kept, their waiting deliveries held with the
+        reason (`digestbot status` shows both). Returns how many channels were paused."""
+        now = self.clock()
+        with unit_of_work(self.session_factory) as session:
+            found = channels.channels_in(session, platform, chat_id=chat_id, guild_id=guild_id)
+            for channel in found:
+                channels.pause(session, channel.id, reason, now=now, cause=channels.REMOVED)
+            deliveries.hold_pending(session, [channel.id for channel in found], reason)
+        return len(found)
+
+    def chat_returned(
+        self, platform: str, *, chat_id: str = "", guild_id: str = ""
+    ) -> list[tuple[Address, Reply]]:
+        """The bot is back in a chat or server: resume its paused channels and welcome each,
+        naming what it follows. A chat (its own event) resumes whatever paused it; a server
+        only what its removal paused, since Discord announces every server at each start."""
+        cause = channels.REMOVED if guild_id else None
+        welcomes = []
+        with unit_of_work(self.session_factory) as session:
+            found = channels.channels_in(
+                session, platform, chat_id=chat_id, guild_id=guild_id, paused_cause=cause
+            )
+            for channel in (c for c in found if c.paused_reason is not None):
+                channels.resume(session, channel)
+                followed = known_topics(self.catalog, channels.followed_slugs(session, channel.id))
+                address = Address(platform, channel.chat_id, channel.thread_id)
+                welcomes.append((address, Reply(welcome_back([t.name for t in followed]))))
+        return welcomes
+
+    # --- slash commands ------------------------------------------------------------------
+
+    async def sync_commands(
+        self,
+        scope: str,
+        definition: list[dict],
+        sync: Callable[[], Awaitable[dict[str, str]]],
+        *,
+        ttl: timedelta = COMMAND_SYNC_TTL,
+    ) -> str:
+        """Run `sync` (it uploads `definition` to the platform and returns the command ids by
+        name) only when the definition changed since the last sync to `scope`, and on one
+        replica: the one holding the scope's lease. Returns "synced", "unchanged" or "busy"
+        (another replica is syncing it); `sync`'s error propagates and nothing is recorded."""
+        digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()
+        lease, me = f"command-sync:{scope}"[: leases.NAME_LIMIT], self.dispatcher.worker
+        with unit_of_work(self.session_factory) as session:
+            # The lease first: a replica that gets it after another synced sees the new hash.
+            if not leases.try_acquire(session, lease, me, now=self.clock(), ttl=ttl):
+                return "busy"
+            if command_sync.synced_hash(session, scope) == digest:
+                leases.release(session, lease, me, now=self.clock())
+                return "unchanged"
+        try:
+            command_ids = await sync()
+        except BaseException:
+            with unit_of_work(self.session_factory) as session:
+                leases.release(session, lease, me, now=self.clock())
+            raise
+        with unit_of_work(self.session_factory) as session:  # the hash and the lease at once
+            command_sync.record(session, scope, digest, command_ids, now=self.clock())
+            leases.release(session, lease, me, now=self.clock())
+        return "synced"
+
     def status(self, *, upcoming: int = 5) -> Status:
         """Last ingest, papers, delivery queue and failures, paused channels, next digests."""
         with self.session_factory() as session:
@@ -353,6 +427,14 @@ def _as_topics(
             item = item.topic()
         topics.append(item)
     return topics
+
+
+def welcome_back(followed: Sequence[str]) -> str:
+    """The short word a chat gets when the bot is added back."""
+    if not followed:
+        return "Hello again! This chat follows no topics yet; try /follow RL for LLM Agents."
+    names = ", ".join(followed[:-1]) + " and " + followed[-1] if len(followed) > 1 else followed[0]
+    return f"Hello again! Digests here resume: this chat follows {names}."
 
 
 def _alert(plan: PlannedAlert, *, stale_at: datetime) -> Outgoing:

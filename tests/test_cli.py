@@ -28,6 +28,7 @@ COMMANDS = [
     "backfill",
     "topics",
     "momentum",
+    "links",
     "preview",
     "spikes",
     "status",

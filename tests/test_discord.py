@@ -652,13 +652,13 @@ def argument_facts(argument: Argument) -> tuple:
     return argument.name, argument.description, argument.required, choices, argument.kind, suggests
 
 
-async def test_commands_are_synced_to_the_dev_server_at_once_when_set(
+async def test_commands_are_synced_to_the_dev_server_alone_when_set(
     make_app: Callable[..., App], fake: FakeDiscord, sqlite_engine: Engine
 ) -> None:
     adapter, _ = await start_adapter(make_app, fake, sqlite_engine, discord_dev_guild=GUILD_ID)
     try:
         assert {c["name"] for c in fake.commands(GUILD_ID)} == set(COMMANDS)
-        assert {c["name"] for c in fake.commands()} == set(COMMANDS)
+        assert fake.commands() == []  # else the dev server lists each command twice
     finally:
         await asyncio.wait_for(adapter.stop(), WAIT)
 

@@ -513,14 +513,27 @@ async def test_updates_it_cannot_use_are_ignored_and_the_bot_keeps_going(
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
-async def test_every_command_is_registered_in_the_menu(bot: Bot) -> None:
-    (commands,) = bot.tg.commands.values()
+async def test_every_command_is_registered_in_the_admins_menu(bot: Bot) -> None:
+    commands = bot.tg.menu("all_chat_administrators")
     assert [c["command"] for c in commands] == ["start", *COMMANDS]
     assert all(1 <= len(c["description"]) <= 256 for c in commands)
 
 
+async def test_admin_only_commands_are_in_the_menus_of_admins_and_private_chats_alone(
+    bot: Bot,
+) -> None:
+    admins_only = {name for name, command in COMMANDS.items() if command.admins_only}
+    everyone = ["start", *(name for name in COMMANDS if name not in admins_only)]
+    assert admins_only and {"follow", "unfollow", "schedule", "alerts"} <= admins_only
+    for scope in ("default", "all_group_chats"):
+        assert [c["command"] for c in bot.tg.menu(scope)] == everyone, scope
+    for scope in ("all_chat_administrators", "all_private_chats"):
+        assert [c["command"] for c in bot.tg.menu(scope)] == ["start", *COMMANDS], scope
+    assert len(bot.tg.commands) == 4  # no other scope was set
+
+
 async def test_the_menu_is_start_then_the_command_table_with_each_help_text(bot: Bot) -> None:
-    (commands,) = bot.tg.commands.values()
+    commands = bot.tg.menu("all_chat_administrators")
     table = [(command.name, command.help) for command in COMMANDS.values()]
     start = ("start", "start here: what I can do")
     assert [(c["command"], c["description"]) for c in commands] == [start, *table]

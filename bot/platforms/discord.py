@@ -22,6 +22,7 @@ in a DM with an ephemeral answer.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import io
 import logging
@@ -181,7 +182,9 @@ def _retry_after(error: discord.HTTPException) -> float:
 class DigestClient(discord.Client):
     """A gateway client that keeps only guilds and channels: the bot reads no messages."""
 
-    def __init__(self, adapter: DiscordAdapter, *, guild_ready_timeout: float) -> None:
+    def __init__(
+        self, adapter: DiscordAdapter, *, guild_ready_timeout: float, dev_guild: int | None
+    ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True  # channel names and permissions; interactions need no intent
         super().__init__(
@@ -194,8 +197,22 @@ class DigestClient(discord.Client):
         )
         self.adapter = adapter
         self.tree = DigestTree(self)
+        # A development server gets the commands as its own (shown at once), and none are
+        # global, or that server would list each command twice.
+        guild = discord.Object(dev_guild) if dev_guild is not None else None
         for spec in COMMANDS.values():
-            self.tree.add_command(slash_command(spec))
+            self.tree.add_command(slash_command(spec), guild=guild)
+
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """Kicked or banned from a server, or the server was deleted (not an outage)."""
+        await self.adapter.left_server(guild.id)
+
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        await self.adapter.back_in_server(guild.id)
+
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        """Also at start: a server that added the bot back while it was offline."""
+        await self.adapter.back_in_server(guild.id)
 
 
 class DigestTree(app_commands.CommandTree):
@@ -359,7 +376,10 @@ class DiscordAdapter:
         self.services = services
         self.reply_budget = reply_budget
         self.ready_timeout = ready_timeout
-        self._client_options = {"guild_ready_timeout": guild_ready_timeout}
+        self._client_options = {
+            "guild_ready_timeout": guild_ready_timeout,
+            "dev_guild": settings.discord_dev_guild,
+        }
         self.client = DigestClient(self, **self._client_options)
         self.sender = DiscordSender(self.client)
         self._connection: asyncio.Task[None] | None = None
@@ -419,19 +439,45 @@ class DiscordAdapter:
             self._connection = None
 
     async def sync_commands(self) -> None:
-        """Globally (Discord may take a while to show them), and at once to the dev server."""
-        tree = self.client.tree
-        try:
-            await tree.sync()
-        except discord.HTTPException:
-            log.exception("could not sync slash commands globally")
+        """Upload the slash commands where their definition changed since the last sync (the
+        core keeps its hash, and lets one replica do it): globally, or with DISCORD_DEV_GUILD
+        to that server alone, the global ones cleared."""
+        scopes: list[discord.Object | None] = [None]
         if self.settings.discord_dev_guild is not None:
-            guild = discord.Object(self.settings.discord_dev_guild)
-            tree.copy_global_to(guild=guild)
+            scopes.append(discord.Object(self.settings.discord_dev_guild))
+        tree = self.client.tree
+        for guild in scopes:
+            definition = [command.to_dict(tree) for command in tree.get_commands(guild=guild)]
+            scope = f"discord:guild:{guild.id}" if guild else "discord:global"
+            upload = functools.partial(self._upload_commands, guild)
             try:
-                await tree.sync(guild=guild)
+                outcome = await self.services.sync_commands(scope, definition, upload)
             except discord.HTTPException:
-                log.exception("could not sync slash commands to DISCORD_DEV_GUILD %s", guild.id)
+                log.exception("could not sync slash commands (%s)", scope)
+                continue
+            log.info("slash commands (%s): %s", scope, outcome)
+
+    async def _upload_commands(self, guild: discord.Object | None) -> dict[str, str]:
+        synced = await self.client.tree.sync(guild=guild)
+        return {command.name: str(command.id) for command in synced}
+
+    # --- presence ----------------------------------------------------------------------------
+
+    async def left_server(self, guild_id: int) -> None:
+        reason = "the bot was removed from this server"
+        chat_left = self.services.chat_left
+        await asyncio.to_thread(chat_left, "discord", guild_id=str(guild_id), reason=reason)
+
+    async def back_in_server(self, guild_id: int) -> None:
+        chat_returned = self.services.chat_returned
+        welcomes = await asyncio.to_thread(chat_returned, "discord", guild_id=str(guild_id))
+        for address, reply in welcomes:
+            content, embeds = render_reply(reply)
+            payload = {"content": content, "embeds": [embed.to_dict() for embed in embeds]}
+            try:
+                await self.sender.send(address, payload)
+            except SendFailure as error:  # a courtesy: the digests come regardless
+                log.warning("could not welcome channel %s: %s", address.chat_id, error)
 
     # --- commands ----------------------------------------------------------------------------
 

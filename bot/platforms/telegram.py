@@ -31,6 +31,10 @@ from urllib.parse import urlsplit
 import httpx
 from telegram import (
     BotCommand,
+    BotCommandScopeAllChatAdministrators,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    BotCommandScopeDefault,
     Chat,
     ChatMember,
     InlineKeyboardMarkup,
@@ -56,6 +60,7 @@ from telegram.ext import (
     BaseRateLimiter,
     BaseUpdateProcessor,
     CallbackQueryHandler,
+    ChatMemberHandler,
     ContextTypes,
     MessageHandler,
     filters,
@@ -67,7 +72,7 @@ from bot.platforms.base import draw_chart
 from bot.platforms.telegram_webhook import WebhookReceiver
 from bot.settings import Settings, SettingsError
 from bot.tls import shared_tls_context
-from digests.chat.commands import COMMANDS, Caller, Reply
+from digests.chat.commands import COMMANDS, Caller, Reply, menu
 from digests.delivery.sending import (
     SEND_TIMEOUT,
     Address,
@@ -95,7 +100,13 @@ CHAT_KINDS = {
     ChatType.CHANNEL: "channel",
 }
 ADMIN_STATUSES = frozenset((ChatMember.ADMINISTRATOR, ChatMember.OWNER))
-ALLOWED_UPDATES = [Update.MESSAGE, Update.CHANNEL_POST, Update.CALLBACK_QUERY]
+ALLOWED_UPDATES = [
+    Update.MESSAGE,
+    Update.CHANNEL_POST,
+    Update.CALLBACK_QUERY,
+    Update.MY_CHAT_MEMBER,
+]
+GONE_STATUSES = frozenset((ChatMember.LEFT, ChatMember.BANNED))  # BANNED is "kicked"
 # Telegram sends /start when someone opens a chat with the bot: it answers as /help does.
 START = BotCommand("start", "start here: what I can do")
 STEP_TIMEOUT = 10.0  # seconds for each step of stop()
@@ -356,6 +367,7 @@ class TelegramAdapter:
         self.app.add_handler(MessageHandler(filters.COMMAND & commands, self._on_command))
         self.app.add_handler(CallbackQueryHandler(self._on_button))
         self.app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self._on_migrate))
+        self.app.add_handler(ChatMemberHandler(self._on_my_membership))
         self.app.add_error_handler(self._on_error)
 
     def render_alert(self, alert: SpikeAlert, *, mention_role_id: str = "") -> list[dict]:
@@ -422,12 +434,20 @@ class TelegramAdapter:
         return self.settings.telegram_webhook_secret()
 
     async def _register_commands(self) -> None:
-        commands = [START]
-        commands += [BotCommand(command.name, command.help[:256]) for command in COMMANDS.values()]
-        try:
-            await self.app.bot.set_my_commands(commands)
-        except TelegramError as exc:  # the menu is a convenience; commands work without it
-            log.warning("telegram: could not register the command menu: %s", exc)
+        """One menu per scope: admin-only commands are shown to group admins and in private
+        chats (the user's own), the rest to everyone. Telegram picks the narrowest scope."""
+        menus = (
+            (BotCommandScopeDefault(), False),
+            (BotCommandScopeAllGroupChats(), False),
+            (BotCommandScopeAllChatAdministrators(), True),
+            (BotCommandScopeAllPrivateChats(), True),
+        )
+        for scope, managing in menus:
+            commands = [START] + [BotCommand(c.name, c.help[:256]) for c in menu(managing=managing)]
+            try:
+                await self.app.bot.set_my_commands(commands, scope=scope)
+            except TelegramError as exc:  # the menu is a convenience; commands work without it
+                log.warning("telegram: could not register the %s menu: %s", scope.type, exc)
 
     # --- commands ----------------------------------------------------------------------------
 
@@ -440,12 +460,17 @@ class TelegramAdapter:
         if parsed is None:
             return
         command, argument, addressed = parsed
-        if command == START.command:
-            command = "help"
+        commands = self.services.commands
+        started = command == START.command  # opened from a link, or the Start button
+        if started:
+            command = commands.start_command(argument)
         if command not in COMMANDS and kind != "private" and not addressed:
             return  # most likely another bot's command in a shared group
         caller = await self._caller(message, kind, command)
-        reply = await asyncio.to_thread(self.services.commands.handle, caller, command, argument)
+        if started:
+            reply = await asyncio.to_thread(commands.start, caller, argument)
+        else:
+            reply = await asyncio.to_thread(commands.handle, caller, command, argument)
         await self._answer(message, caller, reply)
         if reply.digest is not None:
             self.app.create_task(self._send_digest(caller, reply), update=update)
@@ -569,6 +594,32 @@ class TelegramAdapter:
         if message is not None and message.migrate_to_chat_id:  # the old group's last word
             old, new = str(message.chat.id), str(message.migrate_to_chat_id)
             await asyncio.to_thread(self.services.move_chat, PLATFORM, old, new)
+
+    async def _on_my_membership(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """The bot was removed, kicked or blocked (left/kicked), or added back."""
+        change = update.my_chat_member
+        if change is None:
+            return
+        chat, was, now = change.chat, change.old_chat_member, change.new_chat_member
+        gone, had_gone = now.status in GONE_STATUSES, was.status in GONE_STATUSES
+        if gone and not had_gone:
+            private = chat.type == ChatType.PRIVATE
+            reason = "the user blocked the bot" if private else "the bot was removed from this chat"
+            await asyncio.to_thread(
+                self.services.chat_left, PLATFORM, chat_id=str(chat.id), reason=reason
+            )
+        elif had_gone and not gone:
+            welcomes = await asyncio.to_thread(
+                self.services.chat_returned, PLATFORM, chat_id=str(chat.id)
+            )
+            for address, reply in welcomes:
+                await self._post(address, reply)
+
+    async def _post(self, address: Address, reply: Reply) -> None:
+        try:
+            await self.sender.send(address, self._reply_payload(reply))
+        except SendFailure as exc:  # a welcome is a courtesy: the digests come regardless
+            log.warning("telegram: could not welcome %s: %s", address.chat_id, exc)
 
     async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.error("telegram: update %r failed", _update_id(update), exc_info=context.error)

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
+from digests.chat.links import parse_start_payload
 from digests.delivery.digest_planning import followed_topics
 from digests.delivery.schedule import (
     WEEKDAYS,
@@ -192,6 +193,27 @@ class CommandService:
             notes = self._touch_channel(session, caller)
             reply = spec.handler(self, session, caller, argument)
         reply.notes[:0] = notes
+        return reply
+
+    def start_command(self, payload: str) -> str:
+        """The command a Telegram `/start PAYLOAD` runs: follow for a follow link, else help.
+        Adapters ask it to know whether the admin fact is needed."""
+        return "follow" if parse_start_payload(payload) else "help"
+
+    def start(self, caller: Caller, payload: str) -> Reply:
+        """`/start` (Telegram): a follow link's payload follows its topic exactly as /follow
+        does, with the same permissions; anything else gets the help, after a word on why
+        nothing was followed when there was a payload."""
+        wanted = parse_start_payload(payload)
+        topic = None
+        if wanted is not None:
+            topic = next((t for t in self.catalog.topics if wanted.matches(t.slug)), None)
+        if topic is not None:
+            return self.handle(caller, "follow", topic.slug)
+        reply = self.handle(caller, "help")
+        if payload.strip():
+            unknown = "That link names no topic I know, so nothing was followed."
+            reply.text, reply.ok = f"{unknown}\n\n{reply.text}", False
         return reply
 
     def _touch_channel(self, session: Session, caller: Caller) -> list[str]:
@@ -460,6 +482,12 @@ def filter_choices(spec: str, limit: int) -> list[Choice]:
     if not value or len(value) > CHOICE_LIMIT - len(kind) - 2:
         return []  # a Discord choice holds 100 characters; longer ones are typed in full
     return [Choice(f"{LABELS[kind]}: “{value}”", f"{kind}: {value}")]
+
+
+def menu(*, managing: bool) -> list[Command]:
+    """The commands a command menu offers: all of them to whoever may manage the chat (its
+    admins, the owner of a private chat), else those anyone may run."""
+    return [command for command in COMMANDS.values() if managing or not command.admins_only]
 
 
 def split_mode(argument: str) -> tuple[str, str]:

@@ -296,6 +296,7 @@ class Dispatcher:
             except ChatUnavailable as exc:
                 with session.begin():
                     channels.pause(session, item.channel_id, str(exc), now=self.clock())
+                    deliveries.hold_pending(session, [item.channel_id], str(exc))
                     deliveries.release(
                         session,
                         item.delivery_id,

@@ -128,11 +128,16 @@ def alert_subscribers(session: Session, slug: str, platforms: Sequence[str]) -> 
     )
 
 
-def pause(session: Session, channel_id: int, reason: str, *, now: datetime) -> None:
+REMOVED = "removed"  # `Channel.paused_cause` while the bot is out of the chat or server
+
+
+def pause(
+    session: Session, channel_id: int, reason: str, *, now: datetime, cause: str = ""
+) -> None:
     session.execute(
         update(Channel)
         .where(Channel.id == channel_id)
-        .values(paused_reason=reason[:300], paused_at=now)
+        .values(paused_reason=reason[:300], paused_at=now, paused_cause=cause)
     )
 
 
@@ -140,9 +145,31 @@ def resume(session: Session, channel: Channel) -> bool:
     """Un-pause a channel; True when it was paused."""
     if channel.paused_reason is None:
         return False
-    channel.paused_reason, channel.paused_at = None, None
+    channel.paused_reason, channel.paused_at, channel.paused_cause = None, None, ""
     session.flush()
     return True
+
+
+def channels_in(
+    session: Session,
+    platform: str,
+    *,
+    chat_id: str = "",
+    guild_id: str = "",
+    paused_cause: str | None = None,
+) -> list[Channel]:
+    """The channels of a chat (each forum topic of it) or of a server, optionally only those
+    paused for `paused_cause`."""
+    statement = select(Channel).where(Channel.platform == platform)
+    if guild_id:
+        statement = statement.where(Channel.guild_id == guild_id)
+    else:
+        statement = statement.where(Channel.chat_id == chat_id)
+    if paused_cause is not None:
+        statement = statement.where(
+            Channel.paused_reason.is_not(None), Channel.paused_cause == paused_cause
+        )
+    return list(session.exec(statement.order_by(Channel.id)).scalars())
 
 
 def paused_channels(session: Session, *, limit: int) -> list[tuple[str, str, str]]:

@@ -277,6 +277,28 @@ def requeue_failed(
     return len(ids)
 
 
+def hold_pending(session: Session, channel_ids: list[int], reason: str) -> int:
+    """Mark the channels' waiting deliveries as held (paused channels are never claimed): the
+    reason is kept, and is what a delivery that goes stale meanwhile fails with."""
+    if not channel_ids:
+        return 0
+    return session.execute(
+        update(Delivery)
+        .where(Delivery.channel_id.in_(channel_ids), Delivery.status == "pending")
+        .values(last_error=f"held while paused: {reason}"[:500])
+    ).rowcount
+
+
+def held_count(session: Session) -> int:
+    """Deliveries waiting for a paused channel to come back."""
+    return session.execute(
+        select(func.count())
+        .select_from(Delivery)
+        .join(Channel, Channel.id == Delivery.channel_id)
+        .where(Delivery.status == "pending", Channel.paused_reason.is_not(None))
+    ).scalar_one()
+
+
 def recent_failures(session: Session, *, limit: int) -> list[tuple]:
     """The latest deliveries that ended failed: (platform, chat, kind, period, reason)."""
     return [

@@ -121,6 +121,9 @@ class Channel(SQLModel, table=True):
     alert_role_id: str = Field(default="", max_length=64)
     paused_reason: str | None = None
     paused_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
+    # "removed" while the bot is out of the chat or server (it resumes when the bot is back);
+    # "" for a chat that refused a send (any command there resumes it).
+    paused_cause: str = Field(default="", max_length=16, sa_column_kwargs={"server_default": ""})
     created_at: datetime = Field(sa_column=_utc_column(nullable=False))
 
 
@@ -223,3 +226,15 @@ class IngestState(SQLModel, table=True):
     cursor: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     last_success_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
     updated_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class CommandSync(SQLModel, table=True):
+    """The slash commands last synced to a platform scope (`discord:global`, `discord:guild:ID`):
+    the hash of their definition, so an unchanged definition is not synced again."""
+
+    __tablename__ = "command_sync"
+
+    scope: str = Field(primary_key=True, max_length=64)
+    definition_hash: str = Field(max_length=64)
+    command_ids: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    synced_at: datetime = Field(sa_column=_utc_column(nullable=False))

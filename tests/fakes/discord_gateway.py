@@ -294,6 +294,12 @@ class World:
     guilds: list[dict]
     users: dict[int, dict] = field(default_factory=dict)
     dm_channels: dict[int, dict] = field(default_factory=dict)
+    # Servers the bot was removed from: not announced to it, their channels answer 403.
+    departed: set[int] = field(default_factory=set)
+
+    @property
+    def present_guilds(self) -> list[dict]:
+        return [g for g in self.guilds if int(g["id"]) not in self.departed]
 
     @property
     def bot_id(self) -> int:
@@ -489,7 +495,7 @@ class Gateway:
         self.sessions[session.session_id] = session
         self.events.record("identify", {"path": path, "intents": session.intents} | data)
         await self.send_dispatch(session, "READY", self._ready(session))
-        for guild in self.world.guilds:
+        for guild in self.world.present_guilds:
             await self.send_dispatch(session, "GUILD_CREATE", self._guild_create(session, guild))
         return session
 
@@ -511,7 +517,7 @@ class Gateway:
         ready = {
             "v": 10,
             "user": self.world.bot,
-            "guilds": [{"id": g["id"], "unavailable": True} for g in self.world.guilds],
+            "guilds": [{"id": g["id"], "unavailable": True} for g in self.world.present_guilds],
             "session_id": session.session_id,
             "session_type": "normal",
             "resume_gateway_url": self.resume_url,
@@ -575,6 +581,11 @@ class Gateway:
         for session in targets:
             await self.send_dispatch(session, event, data)
         return len(targets)
+
+    async def guild_joined(self, guild: dict) -> None:
+        """GUILD_CREATE to every session, as when the bot is added to a server."""
+        for session in list(self.sessions.values()):
+            await self.send_dispatch(session, "GUILD_CREATE", self._guild_create(session, guild))
 
     def _live(self) -> list[Session]:
         return [s for s in self.sessions.values() if s.socket is not None and not s.socket.closed]

@@ -407,7 +407,8 @@ class RestApi:
         if found is None:
             raise ApiError(404, 10003, "Unknown Channel")
         channel, guild = found
-        if int(channel_id) in self.forbidden:
+        departed = guild is not None and int(guild["id"]) in self.world.departed
+        if int(channel_id) in self.forbidden or departed:
             raise ApiError(403, 50001, "Missing Access")
         if guild is not None:
             permissions = self.world.permissions(guild, self.world.bot_id, channel)

@@ -534,6 +534,17 @@ class FakeDiscord:
         """Requests on this channel answer 403 Missing Access (code 50001)."""
         self.rest.forbidden.add(channel_id)
 
+    async def remove_bot(self, guild_id: int = GUILD_ID) -> None:
+        """The bot is kicked from the server: GUILD_DELETE (without `unavailable`), and its
+        channels answer 403 Missing Access from now on."""
+        self.world.departed.add(guild_id)
+        await self.dispatch("GUILD_DELETE", {"id": str(guild_id)})
+
+    async def add_bot_back(self, guild_id: int = GUILD_ID) -> None:
+        """The bot is added to the server again: GUILD_CREATE, and its channels answer."""
+        self.world.departed.discard(guild_id)
+        await self.gateway.guild_joined(self.world.guild(guild_id))
+
     def delete_channel(self, channel_id: int) -> None:
         """Remove the channel: requests on it answer 404 Unknown Channel (code 10003)."""
         for guild in self.world.guilds:

@@ -431,6 +431,13 @@ class FakeTelegram:
             raise AssertionError(f"chat {chat_id}: wanted {count} sends in {timeout}s, got {got}")
         return self.sent(chat_id, method)
 
+    def menu(self, scope: str = "default", language_code: str = "") -> list[dict]:
+        """The commands setMyCommands last set for a scope type without a chat (default,
+        all_private_chats, all_group_chats, all_chat_administrators)."""
+        return self.commands.get(
+            _commands_key({"scope": {"type": scope}, "language_code": language_code}), []
+        )
+
     def pending_updates(self) -> list[dict]:
         return list(self._updates)
 
