@@ -571,7 +571,8 @@ async def test_with_a_webhook_url_updates_pushed_by_telegram_are_answered(
 ) -> None:
     async with webhook_bot(make_app, sqlite_engine) as (tg, adapter, local):
         assert tg.webhook["url"] == HOOK_URL
-        assert tg.webhook["allowed_updates"] == ["message", "channel_post", "callback_query"]
+        wanted = ["message", "channel_post", "callback_query", "my_chat_member"]
+        assert tg.webhook["allowed_updates"] == wanted
         update = tg.inject_message(PRIVATE, PRIVATE, "/follow rl for llm agents")
         async with aiohttp.ClientSession() as http:
             async with http.post(local, json=update) as forged:
