@@ -75,6 +75,14 @@ class Settings(BaseSettings):
     # Serve /healthz and /metrics on this port (off when unset).
     health_port: int | None = Field(default=None, ge=1, le=65535)
     health_host: str = "0.0.0.0"
+    # Serve the topic pages on this port (off when unset); HEALTH_PORT may be the same port.
+    web_port: int | None = Field(default=None, ge=1, le=65535)
+    web_host: str = "0.0.0.0"
+    # Where readers reach the pages (https://digests.example.org): digests link to them.
+    public_url: str | None = None
+    # For the pages' "Follow in Telegram" and "Add to Discord" buttons.
+    telegram_bot_username: str | None = Field(default=None, pattern=r"^[A-Za-z][A-Za-z0-9_]{4,31}$")
+    discord_application_id: str | None = Field(default=None, pattern=r"^[0-9]{15,21}$")
 
     telegram_token: SecretStr | None = None
     telegram_api_url: str = "https://api.telegram.org"
@@ -137,6 +145,11 @@ class Settings(BaseSettings):
     @classmethod
     def _http_url(cls, value: str) -> str:
         return _url(value, ("http", "https"))
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        return None if not value else _url(value, ("http", "https")).rstrip("/")
 
     @field_validator("discord_gateway_url")
     @classmethod
