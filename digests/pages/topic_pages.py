@@ -1,9 +1,10 @@
 """What the web pages show, read from the store: the topic index and one topic's page.
 
 Momentum is computed for every topic at once (`topic_momenta`, the numbers and wording the
-chats get) and kept for `MOMENTUM_TTL`: it changes only when papers are ingested or re-tagged,
-and recomputing it on every request would cost a scan of twelve weeks of tags. A topic's
-papers are read on each request, a page at a time, from an index.
+chats get) and kept for `KEPT_FOR`, as is each topic's paper count: both change only when
+papers are ingested or re-tagged, and recomputing them on every request would cost a scan of
+twelve weeks of tags, or of all the topic's tags. A topic's papers are read on each request, a
+page at a time, from an index.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from digests.store.unit_of_work import SessionFactory
 from digests.topics.catalog import Catalog, TopicDef, UnknownTopic
 
 PAPERS_PER_PAGE = 20
-MOMENTUM_TTL = timedelta(minutes=5)
+KEPT_FOR = timedelta(minutes=5)
 AUTHORS_SHOWN = 3
 TITLE_LIMIT = 500
 ABSTRACT_LIMIT = 5000
@@ -94,6 +95,7 @@ class TopicPages:
         self._slugs = {topic.slug for topic in catalog.topics}
         self._lock = threading.Lock()
         self._momenta: tuple[date, datetime, dict[str, Momentum]] | None = None
+        self._totals: dict[int, tuple[datetime, int]] = {}  # topic id -> (counted at, papers)
 
     def find(self, slug: str) -> TopicDef:
         """The topic `slug` names (a slug, or a name in any case); raises `UnknownTopic` with the
@@ -119,7 +121,7 @@ class TopicPages:
         with self.session_factory() as session:
             rows = repo.topic_rows(session)
             row = rows.get(topic.slug)
-            total = pages.topic_paper_total(session, row.id) if row else 0
+            total = self._total(session, row.id, now) if row else 0
             last = max(1, math.ceil(total / self.per_page))
             if page > last:
                 raise PageOutOfRange(page, last)
@@ -134,15 +136,24 @@ class TopicPages:
         return TopicPage(summary, weekly_chart(momentum.weekly), items, total, page, last)
 
     def momenta(self, now: datetime) -> dict[str, Momentum]:
-        """Every topic's momentum as of `now`'s day, at most `MOMENTUM_TTL` old."""
+        """Every topic's momentum as of `now`'s day, at most `KEPT_FOR` old."""
         with self._lock:
             held = self._momenta
-            if held and held[0] == now.date() and now - held[1] < MOMENTUM_TTL:
+            if held and held[0] == now.date() and now - held[1] < KEPT_FOR:
                 return held[2]
             with self.session_factory() as session:
                 momenta = topic_momenta(session, self.catalog.topics, as_of=now.date())
             self._momenta = (now.date(), now, momenta)
             return momenta
+
+    def _total(self, session: Session, topic_id: int, now: datetime) -> int:
+        """The topic's paper count, at most `KEPT_FOR` old."""
+        held = self._totals.get(topic_id)
+        if held and timedelta(0) <= now - held[0] < KEPT_FOR:
+            return held[1]
+        total = pages.topic_paper_total(session, topic_id)
+        self._totals[topic_id] = (now, total)
+        return total
 
     def _links(self, rows: dict[str, repo.TopicRow]) -> dict[int, TopicLink]:
         """Stored topic ids that are still in the catalog, as links."""
