@@ -55,9 +55,13 @@ class Metrics:
 
 
 def health_app(
-    metrics: Metrics, status: Callable[..., Status], leader: Callable[[], bool]
+    metrics: Metrics,
+    status: Callable[..., Status],
+    leader: Callable[[], bool],
+    app: web.Application | None = None,
 ) -> web.Application:
-    """`status` is the status use case (`UseCases.status`)."""
+    """`status` is the status use case (`UseCases.status`); the routes are added to `app` (the
+    topic pages, when they share the port) or to an application of their own."""
 
     async def healthz(request: web.Request) -> web.Response:
         try:
@@ -76,7 +80,7 @@ def health_app(
             body=generate_latest(metrics.registry), headers={"Content-Type": CONTENT_TYPE_LATEST}
         )
 
-    app = web.Application()
+    app = app if app is not None else web.Application()
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_page)
     return app

@@ -22,6 +22,7 @@ import signal
 import time
 from datetime import UTC, datetime, timedelta
 
+from aiohttp import web
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
@@ -35,6 +36,7 @@ from bot.platforms.base import Adapter
 from bot.platforms.terminal import CHAT_ID as TERMINAL_CHAT
 from bot.platforms.terminal import TerminalAdapter
 from bot.settings import Settings, SettingsError
+from bot.web import topic_pages_app
 from digests.delivery.sending import Transient, send_rate_share, withdraw_sender
 from digests.messages.plain_text import render_text
 from digests.retry import backoff_delay
@@ -235,15 +237,21 @@ class Runtime:
             log.info("%s: connected after %d failed attempts", adapter.platform, failures)
             return
 
-    async def start_health(self):
-        """The /healthz and /metrics endpoint, when HEALTH_PORT is set."""
+    async def start_servers(self) -> list[web.AppRunner]:
+        """The /healthz and /metrics endpoint (HEALTH_PORT) and the topic pages (WEB_PORT);
+        one server answers both when the two ports are the same."""
         settings = self.app.settings
-        if settings.health_port is None:
-            return None
-        app = health_app(self.metrics, self.usecases.status, lambda: self.is_leader)
-        runner = await start_health_server(app, settings.health_host, settings.health_port)
-        log.info("health endpoint on %s:%d", settings.health_host, settings.health_port)
-        return runner
+        apps = []
+        if settings.web_port is not None:
+            apps.append((topic_pages_app(self.app), settings.web_host, settings.web_port))
+            log.info("topic pages on %s:%d", settings.web_host, settings.web_port)
+        if settings.health_port is not None:
+            shared = apps[0][0] if settings.health_port == settings.web_port else None
+            app = health_app(self.metrics, self.usecases.status, lambda: self.is_leader, shared)
+            if shared is None:
+                apps.append((app, settings.health_host, settings.health_port))
+            log.info("health endpoint on %s:%d", settings.health_host, settings.health_port)
+        return [await start_health_server(app, host, port) for app, host, port in apps]
 
     async def stop(self) -> None:
         """Stop intake, let in-flight sends finish (bounded), hand the lease over."""
@@ -280,7 +288,7 @@ async def serve(runtime: Runtime) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await runtime.start()
-    health = await runtime.start_health()
+    servers = await runtime.start_servers()
     scheduler = AsyncIOScheduler(timezone=UTC)
     runtime.schedule(scheduler)
     scheduler.start()
@@ -292,8 +300,8 @@ async def serve(runtime: Runtime) -> None:
     finally:
         scheduler.shutdown(wait=False)
         await runtime.stop()
-        if health is not None:
-            await health.cleanup()
+        for server in servers:
+            await server.cleanup()
         log.info("digestbot stopped")
 
 

@@ -75,6 +75,11 @@ class Settings(BaseSettings):
     # Serve /healthz and /metrics on this port (off when unset).
     health_port: int | None = Field(default=None, ge=1, le=65535)
     health_host: str = "0.0.0.0"
+    # Serve the topic pages on this port (off when unset); HEALTH_PORT may be the same port.
+    web_port: int | None = Field(default=None, ge=1, le=65535)
+    web_host: str = "0.0.0.0"
+    # Where readers reach the pages (https://digests.example.org): digests link to them.
+    public_url: str | None = None
 
     telegram_token: SecretStr | None = None
     telegram_api_url: str = "https://api.telegram.org"
@@ -84,7 +89,8 @@ class Settings(BaseSettings):
     # Long-poll for updates when no webhook is set. Only one process per bot token may poll:
     # set this to false on the other replicas (they still send).
     telegram_polling: bool = True
-    # The bot's @username, for the follow links `digestbot links` prints (t.me/<username>).
+    # The bot's @username, for the follow links `digestbot links` prints (t.me/<username>)
+    # and the topic pages' "Follow in Telegram" button.
     telegram_bot_username: str | None = Field(default=None, pattern=r"^@?[A-Za-z0-9_]{5,32}$")
 
     discord_token: SecretStr | None = None
@@ -92,7 +98,8 @@ class Settings(BaseSettings):
     discord_gateway_url: str = "wss://gateway.discord.gg"
     # A server id: commands are also synced there at once (global sync takes a while).
     discord_dev_guild: int | None = None
-    # The application id (Developer Portal → General Information), for the install link.
+    # The application id (Developer Portal → General Information), for the install link
+    # (`digestbot links`, the topic pages' "Add to Discord" button).
     discord_application_id: int | None = None
 
     @field_validator("arxiv_categories", mode="before")
@@ -141,6 +148,11 @@ class Settings(BaseSettings):
     @classmethod
     def _http_url(cls, value: str) -> str:
         return _url(value, ("http", "https"))
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        return None if not value else _url(value, ("http", "https")).rstrip("/")
 
     @field_validator("discord_gateway_url")
     @classmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 import discord
@@ -232,3 +233,15 @@ def test_a_spike_alert_escapes_what_strangers_wrote() -> None:
     assert "@here" not in payloads[0]["content"] and "\\*\\*Agents\\*\\*" in payloads[0]["content"]
     targets = [target for _, target in LINK.findall(descriptions(payloads))]
     assert targets == [abs_url(f"2609.{n:05d}") for n in range(6)]
+
+
+def test_with_a_public_url_each_topic_embed_and_more_link_to_its_page() -> None:
+    found = digest(topics=2, papers_each=3)
+    shorter = replace(found, sections=tuple(replace(s, more=4) for s in found.sections))
+    payloads = render_digest(shorter, title="Weekly", public_url="https://digests.example.org")
+    assert_within_limits(payloads)
+    embeds = [embed for payload in payloads for embed in payload["embeds"]]
+    pages = [f"https://digests.example.org/topics/topic-{n}" for n in range(2)]
+    assert [embed["url"] for embed in embeds] == pages
+    assert f"[*+4 more in this topic*]({pages[0]})" in embeds[0]["description"]
+    assert all("url" not in embed for embed in render_digest(found, title="W")[0]["embeds"])

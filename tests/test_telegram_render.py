@@ -232,3 +232,18 @@ def test_choices_become_buttons_whose_data_fits_64_bytes_and_resolves_back() -> 
 def test_choices_without_a_command_offer_no_buttons() -> None:
     payload = render_reply(Reply("Pick", choices=(Choice("A", "a"),)))
     assert "reply_markup" not in payload
+
+
+def test_with_a_public_url_topics_and_more_link_to_their_pages() -> None:
+    papers = [numbered(n) for n in range(1, 8)]
+    _, part = render_digest(
+        digest_of(papers, followed=(RL,), cap=5),
+        title="Weekly digest",
+        public_url="https://digests.example.org",
+    )
+    assert_sendable([part])
+    page = f"https://digests.example.org/topics/{RL.slug}"
+    assert f'<b><a href="{page}">Agentic RL</a></b>' in part["text"]
+    assert f'<a href="{page}"><i>+2 more in this topic</i></a>' in part["text"]
+    _, plain = render_digest(digest_of(papers, followed=(RL,), cap=5), title="Weekly digest")
+    assert "/topics/" not in plain["text"]

@@ -385,7 +385,7 @@ class DiscordAdapter:
         self._connection: asyncio.Task[None] | None = None
 
     def render_digest(self, digest: Digest, *, title: str) -> list[dict]:
-        return render_digest(digest, title=title)
+        return render_digest(digest, title=title, public_url=self.settings.public_url)
 
     def render_alert(self, alert: SpikeAlert, *, mention_role_id: str = "") -> list[dict]:
         """A spike alert; `mention_role_id` is the channel's `alert_role_id`, pinged alone."""

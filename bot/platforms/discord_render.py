@@ -104,6 +104,9 @@ class DiscordMarkdown:
     def more(self, count: int) -> str:
         return self.aside(f"+{count:,} more in this topic")
 
+    def link(self, markup: str, url: str) -> str:
+        return f"[{markup}]({url.replace('(', '%28').replace(')', '%29')})"
+
 
 MARKUP = DiscordMarkdown()
 
@@ -111,13 +114,14 @@ MARKUP = DiscordMarkdown()
 # --- digests ---------------------------------------------------------------------------------
 
 
-def render_digest(digest: Digest, *, title: str) -> list[dict]:
-    """The digest as message payloads, each within every Discord limit, in reading order."""
-    layout = digest_layout(digest, title, MARKUP)
+def render_digest(digest: Digest, *, title: str, public_url: str | None = None) -> list[dict]:
+    """The digest as message payloads, each within every Discord limit, in reading order; with
+    `public_url`, each topic's embed title links to the topic's web page."""
+    layout = digest_layout(digest, title, MARKUP, public_url=public_url)
     packer = _Packer()
     for section in layout.sections:
         for block in section.blocks:
-            packer.add(section.name, block)
+            packer.add(section.name, block, url=section.url)
         packer.end_section()
     payloads = packer.payloads()
     payloads[0]["content"] = " · ".join(layout.heading)
@@ -143,7 +147,7 @@ class _Packer:
         self.messages = [_Message()]
         self.embed: discord.Embed | None = None  # the open embed, last in the last message
 
-    def add(self, name: str, piece: str) -> None:
+    def add(self, name: str, piece: str, *, url: str = "") -> None:
         message, embed = self.messages[-1], self.embed
         joined = f"\n\n{piece}"
         if (
@@ -155,7 +159,9 @@ class _Packer:
             message.used += size(joined)
             return
         title = name if embed is None else f"{name} (continued)"
-        embed = discord.Embed(title=title[:TITLE_LIMIT], description=piece, color=COLOR)
+        embed = discord.Embed(
+            title=title[:TITLE_LIMIT], description=piece, color=COLOR, url=url or None
+        )
         extra = size(embed.title) + size(piece)
         if message.embeds and not message.has_room(extra, new_embed=True):
             message = _Message()

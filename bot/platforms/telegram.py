@@ -374,7 +374,9 @@ class TelegramAdapter:
         return telegram_render.render_alert(alert)
 
     def render_digest(self, digest: Digest, *, title: str) -> list[dict]:
-        return telegram_render.render_digest(digest, title=title)
+        return telegram_render.render_digest(
+            digest, title=title, public_url=self.settings.public_url
+        )
 
     # --- lifecycle ---------------------------------------------------------------------------
 

@@ -77,6 +77,9 @@ class TelegramHTML:
     def more(self, count: int) -> str:
         return self.aside(f"+{count:,} more in this topic")
 
+    def link(self, markup: str, url: str) -> str:
+        return f'<a href="{html.escape(url, quote=True)}">{markup}</a>'
+
 
 MARKUP = TelegramHTML()
 
@@ -96,10 +99,11 @@ class _Block:
     resume: str = ""
 
 
-def render_digest(digest: Digest, *, title: str) -> list[dict]:
+def render_digest(digest: Digest, *, title: str, public_url: str | None = None) -> list[dict]:
     """The digest as one or more messages, each within Telegram's limit. With topics, the
-    heading is the caption of their 12-week chart, like the top of a topic page."""
-    layout = digest_layout(digest, title, MARKUP)
+    heading is the caption of their 12-week chart, like the top of a topic page; with
+    `public_url`, topics link to their web pages."""
+    layout = digest_layout(digest, title, MARKUP, public_url=public_url)
     heading = "\n".join(layout.heading)
     chart = digest_chart(digest)
     blocks = [] if chart else [_Block(heading)]

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Protocol
+from urllib.parse import quote
 
 from digests.messages.digest import Digest, DigestEntry, DigestSection, shorten
 from digests.papers.records import abs_url
@@ -83,11 +84,16 @@ class Markup(Protocol):
         """The line closing a topic's last paper: how many more papers the topic has."""
         ...
 
+    def link(self, markup: str, url: str) -> str:
+        """`markup` linked to `url`, a plain http(s) address of our own (a topic's page)."""
+        ...
+
 
 @dataclass(frozen=True)
 class SectionLayout:
     name: str  # the topic's name, escaped
     blocks: tuple[str, ...]  # the header with the first paper, then one block per paper
+    url: str = ""  # the topic's web page, when PUBLIC_URL is set
 
 
 @dataclass(frozen=True)
@@ -104,12 +110,20 @@ class AlertLayout:
 
 
 def digest_layout(
-    digest: Digest, title: str, markup: Markup, *, histogram: bool = False
+    digest: Digest,
+    title: str,
+    markup: Markup,
+    *,
+    histogram: bool = False,
+    public_url: str | None = None,
 ) -> DigestLayout:
-    """The digest's lines in `markup`; `histogram` adds the 12 weekly bars under each header."""
+    """The digest's lines in `markup`; `histogram` adds the 12 weekly bars under each header;
+    with `public_url` each topic's name and "+N more" link to the topic's web page."""
     heading = markup.escape(clean_text(title, HEADING_LIMIT)) or "Research digest"
     summary = f"{period_text(digest.period_start, digest.period_end)} · {_counts(digest)}"
-    sections = tuple(_section(section, markup, histogram) for section in digest.sections)
+    sections = tuple(
+        _section(section, markup, histogram, public_url) for section in digest.sections
+    )
     return DigestLayout((markup.strong(heading), summary), sections)
 
 
@@ -149,6 +163,11 @@ def headline(alert: SpikeAlert) -> str:
     ratio = alert.decision.share_ratio
     grown = f" ×{ratio:.1f}" if ratio else ""
     return f"{name} is up{grown} as a share of all new papers — {papers}{share}"
+
+
+def topic_page_url(public_url: str, slug: str) -> str:
+    """A topic's page on the web (`bot/web.py` serves it)."""
+    return f"{public_url.rstrip('/')}/topics/{quote(slug, safe='')}"
 
 
 def link_url(url: str, arxiv_id: str, limit: int = URL_LIMIT, refused: str = "") -> str:
@@ -204,12 +223,18 @@ def _topic_name(name: str, markup: Markup) -> str:
 
 
 def _paper_block(
-    number: int, entry: DigestEntry, markup: Markup, *, more: int = 0, lead: str = ""
+    number: int,
+    entry: DigestEntry,
+    markup: Markup,
+    *,
+    more: int = 0,
+    lead: str = "",
+    more_url: str = "",
 ) -> str:
     """One paper after `lead` (its topic's header), compact if it would outgrow a block."""
-    block = lead + _paper(number, entry, markup, FULL, more)
+    block = lead + _paper(number, entry, markup, FULL, more, more_url)
     if markup.block_limit is not None and utf16_size(block) > markup.block_limit:
-        block = lead + _paper(number, entry, markup, COMPACT, more)
+        block = lead + _paper(number, entry, markup, COMPACT, more, more_url)
     return block
 
 
@@ -220,10 +245,13 @@ def _counts(digest: Digest) -> str:
     return f"{papers} in {followed}"
 
 
-def _section(section: DigestSection, markup: Markup, histogram: bool) -> SectionLayout:
+def _section(
+    section: DigestSection, markup: Markup, histogram: bool, public_url: str | None
+) -> SectionLayout:
     name = _topic_name(section.topic.name, markup)
+    url = topic_page_url(public_url, section.topic.slug) if public_url else ""
     header = [
-        markup.topic_line(name),
+        markup.topic_line(markup.link(name, url) if url else name),
         _line(section.momentum.line, markup),
         _sparkline(section.sparkline, markup),
     ]
@@ -231,7 +259,7 @@ def _section(section: DigestSection, markup: Markup, histogram: bool) -> Section
         header += [markup.indent + line for line in histogram_lines(section.momentum.weekly)]
     head = "\n".join(line for line in header if line)
     if not section.entries:
-        return SectionLayout(name, (f"{head}\nNo new papers in this period.",))
+        return SectionLayout(name, (f"{head}\nNo new papers in this period.",), url)
     last = len(section.entries)
     blocks = tuple(
         _paper_block(
@@ -240,13 +268,16 @@ def _section(section: DigestSection, markup: Markup, histogram: bool) -> Section
             markup,
             more=section.more if number == last else 0,
             lead=f"{head}\n\n" if number == 1 else "",
+            more_url=url,
         )
         for number, entry in enumerate(section.entries, start=1)
     )
-    return SectionLayout(name, blocks)
+    return SectionLayout(name, blocks, url)
 
 
-def _paper(number: int, entry: DigestEntry, markup: Markup, limits: Limits, more: int) -> str:
+def _paper(
+    number: int, entry: DigestEntry, markup: Markup, limits: Limits, more: int, more_url: str = ""
+) -> str:
     """Numbered linked title, authors · date · category, also-in topics, gist, "+N more"."""
     paper = entry.paper
     title = clean_text(paper.title, limits.title) or clean_text(paper.arxiv_id, 40) or "paper"
@@ -266,7 +297,7 @@ def _paper(number: int, entry: DigestEntry, markup: Markup, limits: Limits, more
     if gist := markup.escape(clean_text(entry.gist, limits.gist)):
         lines.append(gist)
     if more:
-        lines.append(markup.more(more))
+        lines.append(markup.link(markup.more(more), more_url) if more_url else markup.more(more))
     return "\n".join([first, *(markup.indent + line for line in lines)])
 
 

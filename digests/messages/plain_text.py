@@ -40,6 +40,9 @@ class PlainText:
     def more(self, count: int) -> str:
         return f"+{count:,} more"
 
+    def link(self, markup: str, url: str) -> str:
+        return f"{markup} ({url})"
+
 
 PLAIN = PlainText()
 

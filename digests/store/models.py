@@ -84,6 +84,8 @@ class PaperTopic(SQLModel, table=True):
         Index("ix_paper_topic_day", "published_on", "topic_id", "paper_id"),
         # Digests pick a topic's papers tagged within a period.
         Index("ix_paper_topic_topic_tagged", "topic_id", "tagged_at"),
+        # A topic's web page: its newest papers and its paper count.
+        Index("ix_paper_topic_topic_day", "topic_id", "published_on", "paper_id"),
     )
 
     paper_id: int = Field(foreign_key="paper.id", primary_key=True, ondelete="CASCADE")

@@ -1,0 +1,207 @@
+"""The topic pages in a real browser: `digestbot run` serves a seeded SQLite store, Debian's
+Chromium (headless, driven by Playwright) loads the pages.
+
+What a reader would notice: the momentum line and the titles are on the page, the chart is
+drawn, links and follow buttons go where they should, the page raises no console error (a
+blocked style or script under the Content-Security-Policy would), and a paper titled
+`<script>alert(1)</script>` is shown as text and runs nothing. One screenshot per page is kept
+under the test's temporary folder (or WEB_SCREENSHOTS, when set) for review.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session
+
+from digests.messages.reports import topic_momenta
+from digests.store.engine import open_engine, upgrade_schema
+from digests.topics.catalog import Catalog
+from tests.web_site import HOSTILE, seed
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+RL = "rl-for-llm-agents"
+BOT = "digest_bot"
+APPLICATION = "123456789012345678"
+START_SECONDS = 60.0
+
+
+def chromium_or_skip() -> str:
+    if Path(CHROMIUM).is_file() and shutil.which(CHROMIUM):
+        return CHROMIUM
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"no Chromium at {CHROMIUM}: .ci/run installs Debian's chromium")
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium to run the browser tests)")
+
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is a test dependency")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for_port(port: int, bot: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if bot.poll() is not None:
+            raise AssertionError(f"digestbot run exited: {bot.stderr.read().decode()[-2000:]}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"digestbot run did not listen on {port} within {timeout:g} s")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """`digestbot run` on a seeded store; yields (base URL, today's momentum line of RL)."""
+    chromium_or_skip()
+    folder = tmp_path_factory.mktemp("web-run")
+    url = f"sqlite:///{folder / 'digestbot.db'}"
+    engine = open_engine(url)
+    upgrade_schema(engine)
+    catalog = Catalog.load()
+    now = datetime.now(UTC)
+    seed(engine, catalog, now=now)
+    with Session(engine) as session:
+        line = topic_momenta(session, catalog.topics, as_of=now.date())[RL].line
+    engine.dispose()
+    port = free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "DISCORD_"))},
+        "DATABASE_URL": url,
+        "WEB_PORT": str(port),
+        "WEB_HOST": "127.0.0.1",
+        "TELEGRAM_BOT_USERNAME": BOT,
+        "DISCORD_APPLICATION_ID": APPLICATION,
+        "ARXIV_API_URL": "http://127.0.0.1:9/api",  # nothing listens: no ingest leaves the host
+        "ARXIV_RSS_URL": "http://127.0.0.1:9/rss",
+    }
+    command = [sys.executable, "-m", "bot", "run"]
+    with subprocess.Popen(command, cwd=folder, env=env, stderr=subprocess.PIPE) as bot:
+        try:
+            wait_for_port(port, bot, START_SECONDS)
+            yield f"http://127.0.0.1:{port}", line
+        finally:
+            bot.terminate()
+            bot.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser(site) -> Iterator:
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium_or_skip(), args=["--no-sandbox"]
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def screenshots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("WEB_SCREENSHOTS", tmp_path))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+class Visit:
+    """A page opened in a fresh tab, with every console error and alert it caused."""
+
+    def __init__(self, browser, url: str, *, width: int = 1200) -> None:
+        self.tab = browser.new_page(viewport={"width": width, "height": 900})
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.tab.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.tab.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.tab.on(
+            "dialog", lambda dialog: (self.dialogs.append(dialog.message), dialog.dismiss())
+        )
+        self.response = self.tab.goto(url, wait_until="load")
+
+    def shoot(self, folder: Path, name: str) -> Path:
+        path = folder / f"{name}.png"
+        self.tab.screenshot(path=str(path), full_page=True)
+        return path
+
+
+def test_a_topic_page_in_chromium(browser, site, screenshots):
+    base, line = site
+    visit = Visit(browser, f"{base}/topics/{RL}")
+    tab = visit.tab
+    assert visit.response.status == 200
+    assert tab.locator("h1").inner_text() == "RL for LLM Agents"
+    assert tab.locator("section p.momentum").inner_text() == line
+    chart = tab.locator("figure svg[role=img]")
+    box = chart.bounding_box()
+    assert box and box["width"] > 100 and box["height"] > 20
+    assert tab.locator("figure svg rect.bar").count() == 12
+    assert tab.locator("li.paper h3 a").count() == 20
+    assert tab.get_by_role("link", name=re.compile(r"^Agent study number \d+$")).count() >= 10
+    follow = tab.get_by_role("link", name="Follow in Telegram")
+    assert follow.get_attribute("href") == f"https://t.me/{BOT}?start=follow-{RL}"
+    install = tab.get_by_role("link", name="Add to Discord")
+    assert f"client_id={APPLICATION}" in install.get_attribute("href")
+    # The folded abstract opens like any <details>.
+    first = tab.locator("li.paper details").first
+    assert not first.locator("p").is_visible()
+    first.locator("summary").click()
+    assert first.locator("p").is_visible()
+    visit.shoot(screenshots, "topic")
+    assert visit.errors == [] and visit.dialogs == []
+
+
+def test_a_hostile_title_renders_as_text(browser, site, screenshots):
+    base, _ = site
+    visit = Visit(browser, f"{base}/topics/{RL}", width=390)  # a phone's width
+    tab = visit.tab
+    assert tab.get_by_role("link", name=HOSTILE, exact=True).count() == 1
+    assert tab.evaluate("document.scripts.length") == 0
+    # Readable on a phone: nothing wider than the screen.
+    assert tab.evaluate("document.documentElement.scrollWidth") <= 390
+    visit.shoot(screenshots, "topic-phone")
+    assert visit.errors == [] and visit.dialogs == []
+
+
+def test_the_index_links_to_topic_pages_and_sorts_by_momentum(browser, site, screenshots):
+    base, line = site
+    visit = Visit(browser, f"{base}/")
+    tab = visit.tab
+    assert tab.locator("li.topic").count() > 100
+    tab.get_by_role("link", name="by momentum").click()
+    tab.wait_for_url(f"{base}/?sort=trending")
+    top = tab.locator("li.topic").first
+    assert top.locator("h2").inner_text() == "RL for LLM Agents"
+    assert top.locator("p.momentum").inner_text() == line
+    assert top.locator("svg[role=img] rect").count() == 12
+    visit.shoot(screenshots, "index")
+    top.locator("h2 a").click()
+    tab.wait_for_url(f"{base}/topics/{RL}")
+    assert visit.errors == [] and visit.dialogs == []
+
+
+def test_an_unknown_topic_offers_the_closest_and_the_feed_is_atom(browser, site, screenshots):
+    base, _ = site
+    visit = Visit(browser, f"{base}/topics/rl-for-llm-agnets-and-more")
+    tab = visit.tab
+    assert visit.response.status == 404
+    suggestion = tab.locator("ul.suggestions a", has_text="RL for LLM Agents")
+    assert suggestion.get_attribute("href") == f"/topics/{RL}"
+    visit.shoot(screenshots, "not-found")
+    # The 404 itself is the only error Chromium reports.
+    assert all("404" in error for error in visit.errors)
+    feed = tab.request.get(f"{base}/topics/{RL}.atom")
+    assert feed.status == 200 and b'<feed xmlns="http://www.w3.org/2005/Atom"' in feed.body()
