@@ -159,7 +159,7 @@ async def test_follow_buttons_appear_when_the_bot_accounts_are_known(
     assert buttons["Follow in Telegram"] == f"https://t.me/digest_bot?start=follow-{RL}"
     assert buttons["Add to Discord"] == (
         "https://discord.com/oauth2/authorize?client_id=123456789012345678"
-        "&scope=bot+applications.commands"
+        "&scope=bot+applications.commands&permissions=274877959168"
     )
     assert "Follow in Telegram" not in plain and "Add to Discord" not in plain
 
