@@ -21,8 +21,8 @@ import logging
 import signal
 import time
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
-from aiohttp import web
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
@@ -30,13 +30,12 @@ from sqlmodel import Session
 
 from bot.app import App, build_app, instance_name
 from bot.arxiv import ArxivUnavailable
-from bot.health import Metrics, health_app, start_health_server
 from bot.logs import configure_logging
+from bot.metrics import OUTCOMES, Metrics
 from bot.platforms.base import Adapter
 from bot.platforms.terminal import CHAT_ID as TERMINAL_CHAT
 from bot.platforms.terminal import TerminalAdapter
 from bot.settings import Settings, SettingsError
-from bot.web import topic_pages_app
 from digests.delivery.sending import Transient, send_rate_share, withdraw_sender
 from digests.messages.plain_text import render_text
 from digests.retry import backoff_delay
@@ -45,6 +44,9 @@ from digests.store.instance import InstanceInUse, hold_instance
 from digests.store.unit_of_work import unit_of_work
 from digests.topics.catalog import UnknownTopic
 from digests.usecases import UseCases
+
+if TYPE_CHECKING:
+    from aiohttp import web
 
 log = logging.getLogger("digestbot")
 
@@ -101,7 +103,7 @@ class Runtime:
             report = await self.usecases.ingest_listing(client, categories)
         say = log.warning if report.missing else log.info
         say("ingest: %s", report.summary().replace("\n", ", "))
-        self.metrics.papers_ingested.inc(report.new)
+        self.metrics.papers_ingested += report.new
         if self.is_leader and report.new:
             self.usecases.plan_instant()
             if alerts := self.usecases.plan_alerts():
@@ -119,7 +121,6 @@ class Runtime:
                 self.is_leader = leases.try_acquire(
                     session, LEASE_NAME, self.name, now=self.clock(), ttl=ttl
                 )
-            self.metrics.is_leader.set(1 if self.is_leader else 0)
             if not self.is_leader:
                 self._swept.clear()  # if it leads again, it first looks at every schedule
                 return
@@ -131,7 +132,7 @@ class Runtime:
         for platform in self.platforms:
             share = send_rate_share(session, platform, self.name, now=self.clock(), ttl=ttl)
             self.dispatcher.share_send_rate(platform, share)
-            self.metrics.send_share.labels(platform).set(share)
+            self.metrics.send_share[platform] = share
 
     def plan(self, kind: str) -> int:
         """Store every due digest of this kind as a delivery; returns how many were stored."""
@@ -145,9 +146,9 @@ class Runtime:
 
     async def drain(self) -> None:
         report = await self.dispatcher.drain()
-        self.metrics.parts_sent.inc(report.parts_sent)
-        for outcome in ("delivered", "failed", "paused", "removed", "retried"):
-            self.metrics.deliveries.labels(outcome).inc(getattr(report, outcome))
+        self.metrics.parts_sent += report.parts_sent
+        for outcome in OUTCOMES:
+            self.metrics.deliveries[outcome] += getattr(report, outcome)
         if report.parts_sent or report.failed or report.paused:
             log.info("delivery: %s", report)
 
@@ -241,8 +242,16 @@ class Runtime:
         """The /healthz and /metrics endpoint (HEALTH_PORT) and the topic pages (WEB_PORT);
         one server answers both when the two ports are the same."""
         settings = self.app.settings
+        if settings.web_port is None and settings.health_port is None:
+            return []
+        # Loaded only when served: aiohttp's server, Prometheus' client, Jinja2 and the pages
+        # are 4 MiB an idle bot without these ports need not carry.
+        from bot.health import health_app, start_health_server
+
         apps = []
         if settings.web_port is not None:
+            from bot.web import topic_pages_app
+
             apps.append((topic_pages_app(self.app), settings.web_host, settings.web_port))
             log.info("topic pages on %s:%d", settings.web_host, settings.web_port)
         if settings.health_port is not None:

@@ -102,8 +102,7 @@ async def test_only_the_lease_holder_plans_digests(runtime, make_app):
 
 
 def send_share(runtime: Runtime) -> float:
-    sample = {"platform": "terminal"}
-    return runtime.metrics.registry.get_sample_value("digestbot_send_share", sample)
+    return runtime.metrics.send_share["terminal"]
 
 
 async def test_replicas_split_each_platforms_send_limit_and_a_stopped_one_gives_it_back(

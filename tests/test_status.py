@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import aiohttp
 from sqlmodel import Session
 
-from bot.health import Metrics, health_app, start_health_server
+from bot.health import health_app, start_health_server
+from bot.metrics import Metrics
 from digests.status import read_status
 from digests.store import channels, deliveries, repo
 from digests.store.models import Topic
@@ -51,8 +52,7 @@ def test_status_reports_ingest_queue_paused_channels_and_next_digest(engine):
 
 async def test_health_and_metrics_are_served(engine, make_app, unused_tcp_port):
     seed(engine)
-    metrics = Metrics()
-    metrics.papers_ingested.inc(42)
+    metrics = Metrics(papers_ingested=42)
     status = make_app(engine, clock=lambda: NOW).usecases.status
     app = health_app(metrics, status, lambda: True)
     runner = await start_health_server(app, "127.0.0.1", unused_tcp_port)

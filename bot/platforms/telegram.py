@@ -25,7 +25,7 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -69,7 +69,6 @@ from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.platforms import telegram_render
 from bot.platforms.base import draw_chart
-from bot.platforms.telegram_webhook import WebhookReceiver
 from bot.settings import Settings, SettingsError
 from bot.tls import shared_tls_context
 from digests.chat.commands import COMMANDS, Caller, Reply, menu
@@ -89,6 +88,9 @@ from digests.messages.alert import SpikeAlert
 from digests.messages.chart_spec import CHART_KEY
 from digests.messages.digest import Digest
 from digests.usecases import UseCases
+
+if TYPE_CHECKING:
+    from bot.platforms.telegram_webhook import WebhookReceiver
 
 log = logging.getLogger(__name__)
 
@@ -361,7 +363,7 @@ class TelegramAdapter:
         self.app: Application = builder.build()
         self.sender = TelegramSender(self.app.bot)
         self.admins = AdminCache(clock, admin_cache_seconds)
-        self._webhook: WebhookReceiver | None = None
+        self._webhook: WebhookReceiver | None = None  # in webhook mode
         self._offered: dict[str, str] = {}  # value hash -> value, for long button values
         commands = filters.UpdateType.MESSAGE | filters.UpdateType.CHANNEL_POST
         self.app.add_handler(MessageHandler(filters.COMMAND & commands, self._on_command))
@@ -412,6 +414,9 @@ class TelegramAdapter:
         log.info("telegram: @%s is receiving updates", self.app.bot.username)
 
     async def _start_webhook(self, url: str) -> None:
+        # Loaded only in webhook mode: aiohttp's server is 2.3 MiB a polling bot need not carry.
+        from bot.platforms.telegram_webhook import WebhookReceiver
+
         host, _, port = self.settings.telegram_webhook_listen.rpartition(":")
         secret = self.webhook_secret()
         self._webhook = WebhookReceiver(self.app, path=urlsplit(url).path, secret=secret)

@@ -1,7 +1,7 @@
 """Telegram's webhook: the updates Telegram pushes, received on an aiohttp server of our own.
 
 python-telegram-bot's webhook server needs tornado, 2.5 MiB that an idle bot would carry for
-nothing; aiohttp is loaded anyway (Discord, the health endpoint). Updates go to the
+nothing; aiohttp is a dependency anyway (Discord). Updates go to the
 application's queue, so they are handled exactly as polled ones are.
 """
 
