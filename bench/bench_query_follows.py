@@ -2,13 +2,15 @@
 
     .venv/bin/python bench/bench_query_follows.py [--database-url URL] [--papers 1000000]
 
-1. Matching: 2,000 real new papers (../shared/data/arxiv-real) against 10,000 distinct query
-   follows built from their words, three ways: in memory over a word index of the batch (what
-   ingest does), and for comparison in a temporary FTS5 table (SQLite) or against tsvectors
-   computed once (PostgreSQL). Then the whole ingest step, tags written, on the database.
-2. Momentum: a store of `--papers` papers (real titles and abstracts reused with new ids,
+1. Momentum: a store of `--papers` papers (real titles and abstracts reused with new ids,
    spread over 1,000 days), then a new query follow: its papers found through the index and
    tagged (`store_filter`), and its momentum line and 12-week histogram read.
+2. Matching: 2,000 real new papers (../shared/data/arxiv-real) against 10,000 distinct query
+   follows built from their words, three ways: in memory over a word index of the batch (what
+   ingest does), and for comparison in a temporary FTS5 table (SQLite) or against tsvectors
+   computed once (PostgreSQL). Then the whole ingest step, tags written, into that store.
+
+A PostgreSQL database given by `--database-url` must be empty (the script fills it).
 """
 
 from __future__ import annotations
@@ -205,8 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         engine = open_engine(url)
         upgrade_schema(engine)
         print(f"database: {engine.dialect.name}")
-        bench_matching(engine, args.new, args.follows)
         bench_momentum(engine, args.papers)
+        bench_matching(engine, args.new, args.follows)
         engine.dispose()
     return 0
 

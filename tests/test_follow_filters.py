@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -96,6 +97,24 @@ def test_a_query_follow_gets_its_own_digest_section_with_old_and_new_matches(
         * 2
     )
     assert f"{name}: 6 papers in the last four weeks" in service.handle(PRIVATE, "following").text
+
+
+def test_a_revised_paper_leaves_a_search_it_matches_no_more_and_stays_in_one_it_still_matches(
+    service, engine, catalog, tagger
+):
+    first = papers(1, NOW - timedelta(days=1))
+    ingest(engine, catalog, tagger, first, now=NOW - timedelta(days=1))
+    assert service.handle(PRIVATE, "follow", WORLD_MODELS).ok
+    revised = [
+        replace(first[0], version=2, title="Embodied agents", abstract="An agent acts."),
+        replace(first[1], version=2, abstract="Agents plan in latent space; a world model helps."),
+    ]
+    ingest(engine, catalog, tagger, revised, now=NOW)
+    name = 'Search: "world model" AND (agent OR agents) NOT survey'
+    assert sorted(section(service, PRIVATE, name)) == [
+        "Learned world models",
+        "Planning with a World-Model",
+    ]
 
 
 def test_an_author_follow_finds_the_name_however_it_is_written(service, engine, catalog, tagger):

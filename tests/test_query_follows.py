@@ -145,7 +145,7 @@ def test_a_query_finds_the_same_real_papers_in_the_index_as_among_new_papers(eng
                 session, follow, start=date(2000, 1, 1), end=date(2030, 1, 1)
             )
             expected = {ids[real_records[i].arxiv_id] for i in found}
-            assert {paper_id for paper_id, _, _ in indexed} == expected, follow.definition
+            assert set(indexed) == expected, follow.definition
         assert sum(map(len, in_memory)) > 50  # the queries do find real papers
 
 
