@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import os
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -36,6 +38,7 @@ from digests.papers.feeds import parse_jsonl
 from digests.store import follow_filters, repo
 from digests.store.engine import open_engine, upgrade_schema
 from digests.store.models import Paper
+from digests.store.search_words import stored_search_text
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "arxiv-real" / "ai-2025.jsonl.gz"
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
@@ -77,7 +80,7 @@ def timed(what: str, job):
     return result
 
 
-def bench_matching(engine, papers: int, follows: int) -> None:
+def bench_matching(engine, papers: int, follows: int, runs: int) -> None:
     records = real_records(papers)
     filters = distinct_queries(records, follows)
     print(f"matching {len(records)} new papers against {len(filters)} distinct query follows")
@@ -97,16 +100,23 @@ def bench_matching(engine, papers: int, follows: int) -> None:
                 lambda: _tsvector(session, records, filters),
             )
         session.rollback()
-    with Session(engine) as session:
-        for follow in filters:
-            follow_filters.save(session, follow, now=NOW)
-        stored = repo.upsert_papers(session, records, now=NOW)
-        session.commit()
-        timed(
-            "ingest step: match and write tags",
-            lambda: tag_new_papers(session, stored.new, now=NOW),
-        )
-        session.commit()
+    took = []
+    for _ in range(runs):  # each run rolled back: the same new papers and follows every time
+        with Session(engine) as session:
+            for follow in filters:
+                follow_filters.save(session, follow, now=NOW)
+            stored = repo.upsert_papers(session, records, now=NOW)
+            session.flush()
+            started = time.perf_counter()
+            tag_new_papers(session, stored.new, now=NOW)
+            took.append(time.perf_counter() - started)
+            session.rollback()
+    print(f"  ingest step: match and write tags: {_runs(took)}", flush=True)
+
+
+def _runs(took: list[float]) -> str:
+    each = ", ".join(f"{t:.2f}" for t in took)
+    return f"median {statistics.median(took):.2f} s ({each})"
 
 
 def _fts5(session: Session, records: list, filters: list[FollowFilter]) -> int:
@@ -138,7 +148,7 @@ def _tree(follow: FollowFilter):
 def fill_store(engine, count: int) -> None:
     """`count` papers: real texts reused under new ids, spread evenly over 1,000 days."""
     source = real_records(40_000)
-    texts = [(r.title, r.abstract[:600], search_text(r.title, r.abstract[:600])) for r in source]
+    texts = [(r.title, r.abstract[:600]) for r in source]
     first_day = NOW.date() - timedelta(days=999)
     started = time.perf_counter()
     with engine.begin() as connection:
@@ -149,10 +159,27 @@ def fill_store(engine, count: int) -> None:
             ]
             connection.execute(insert(Paper), rows)
     print(f"  stored {count} papers in {time.perf_counter() - started:.0f} s", flush=True)
+    print(f"  {database_size(engine)}", flush=True)
+
+
+def database_size(engine) -> str:
+    """The whole database's size, and the bytes of `paper.search_text` in it."""
+    with engine.connect() as connection:
+        if engine.dialect.name == "sqlite":
+            connection.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
+            pages = connection.execute(text("PRAGMA page_count")).scalar_one()
+            size = pages * connection.execute(text("PRAGMA page_size")).scalar_one()
+            column = "sum(length(CAST(search_text AS BLOB)))"
+        else:
+            size = connection.execute(text("SELECT pg_database_size(current_database())"))
+            size = size.scalar_one()
+            column = "sum(octet_length(search_text))"
+        stored = connection.execute(text(f"SELECT {column} FROM paper")).scalar() or 0
+    return f"database {size / 1e6:,.0f} MB, of which paper.search_text {stored / 1e6:,.0f} MB"
 
 
 def _row(n: int, texts: tuple, first_day: date) -> dict:
-    title, abstract, words = texts
+    title, abstract = texts
     day = first_day + timedelta(days=n % 1000)
     published = datetime.combine(day, datetime.min.time(), tzinfo=UTC)
     return {
@@ -168,11 +195,11 @@ def _row(n: int, texts: tuple, first_day: date) -> dict:
         "abs_url": "",
         "pdf_url": "",
         "ingested_at": published,
-        "search_text": words,
+        "search_text": stored_search_text(title, abstract),
     }
 
 
-def bench_momentum(engine, count: int) -> None:
+def bench_momentum(engine, count: int, runs: int) -> None:
     print(f"a new query follow over {count} stored papers")
     fill_store(engine, count)
     for spec in (
@@ -181,18 +208,16 @@ def bench_momentum(engine, count: int) -> None:
         "query: language",
     ):
         follow = parse_filter(spec)
-        with Session(engine) as session:
-            started = time.perf_counter()
-            store_filter(session, follow, now=NOW)
-            found = time.perf_counter()
-            momentum = topic_momenta(session, [follow.topic()], as_of=NOW.date())[follow.slug]
-            done = time.perf_counter()
-            print(
-                f"  {spec}: found and tagged {found - started:.2f} s, momentum read "
-                f"{done - found:.2f} s, {done - started:.2f} s in all — {momentum.line}",
-                flush=True,
-            )
-            session.rollback()
+        took = []
+        for _ in range(runs):
+            with Session(engine) as session:
+                started = time.perf_counter()
+                store_filter(session, follow, now=NOW)
+                momentum = topic_momenta(session, [follow.topic()], as_of=NOW.date())
+                took.append(time.perf_counter() - started)
+                session.rollback()
+        line = momentum[follow.slug].line
+        print(f"  {spec}: found, tagged and momentum read: {_runs(took)} — {line}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,14 +226,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--papers", type=int, default=1_000_000)
     parser.add_argument("--new", type=int, default=2000)
     parser.add_argument("--follows", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3, help="runs of each measurement")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         url = args.database_url or f"sqlite:///{scratch}/bench.db"
         engine = open_engine(url)
         upgrade_schema(engine)
         print(f"database: {engine.dialect.name}")
-        bench_momentum(engine, args.papers)
-        bench_matching(engine, args.new, args.follows)
+        print(f"load average before: {os.getloadavg()[0]:.1f}")
+        bench_momentum(engine, args.papers, args.runs)
+        bench_matching(engine, args.new, args.follows, args.runs)
+        print(f"load average after: {os.getloadavg()[0]:.1f}")
         engine.dispose()
     return 0
 

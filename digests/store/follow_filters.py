@@ -2,8 +2,8 @@
 
 A filter is stored as a `topic` row of its own (slug `query:…`, `author:…`, `category:…`) plus
 its `follow_filter` row; its papers are tags with source "follow". Searches run on each
-backend's own index: SQLite's FTS5 table `paper_fts`, PostgreSQL's GIN index on
-`to_tsvector('simple', search_text)` (migration 0003).
+backend's own index: SQLite's FTS5 table `paper_fts`, PostgreSQL's GIN index on the `simple`
+tsvector of the paper's search words (migrations 0003 and 0007, `digests.store.search_words`).
 """
 
 from __future__ import annotations
@@ -20,13 +20,14 @@ from digests.follows.filters import FollowFilter, query_tree
 from digests.follows.query import Node, to_fts5, to_tsquery
 from digests.store.models import Follow, Paper, PaperTopic, Topic
 from digests.store.models import FollowFilter as FilterRow
+from digests.store.search_words import POSTGRES_VECTOR
 
 SOURCE = "follow"  # the tag source of filter matches; re-tagging leaves it alone
 _TAGS = PaperTopic.__table__
 _TAG_COLUMNS = ["paper_id", "topic_id", "source", "score", "published_on", "tagged_at"]
 _IDS_PER_LOOKUP = 500  # ids per IN (...): under SQLite's variable limit
 _PAIRS_PER_INSERT = 50_000  # a day's matches of 10,000 follows are about 160,000
-# Names migration 0003 creates beside the models, for schema comparisons to pass over.
+# Names migrations 0003 and 0007 create beside the models, for schema comparisons to pass over.
 FULL_TEXT_OBJECTS = ("paper_fts", "ix_paper_search")
 
 
@@ -124,7 +125,7 @@ def _text_match(tree: Node, dialect: str):
     if dialect == "sqlite":
         condition = "paper.id IN (SELECT rowid FROM paper_fts WHERE paper_fts MATCH :match)"
         return text(condition).bindparams(match=to_fts5(tree))
-    condition = "to_tsvector('simple'::regconfig, paper.search_text) @@ CAST(:match AS tsquery)"
+    condition = f"{POSTGRES_VECTOR} @@ CAST(:match AS tsquery)"
     return text(condition).bindparams(match=to_tsquery(tree))
 
 
