@@ -13,11 +13,10 @@ from bot.platforms.terminal import CHAT_ID, TerminalAdapter
 from bot.runner import Runtime
 from bot.settings import load_settings
 from digests.chat.commands import Caller
-from digests.papers.ingest import ingest_records
 from digests.signals.spikes import scan
 from digests.store import follow_filters
 from tests.papers import paper_record
-from tests.test_runtime import MONDAY_9, Clock, other_paper
+from tests.test_runtime import MONDAY_9, Clock, seed_spike
 
 TERMINAL = Caller(platform="terminal", chat_id=CHAT_ID)
 FOLLOWS = {
@@ -38,16 +37,6 @@ def rising_paper(n: int, published: datetime):
     )
 
 
-def seed_rise(app, as_of: datetime) -> None:
-    """70 matching papers in the last four weeks against 29 before, on a steady volume."""
-    records = [rising_paper(n, as_of - timedelta(days=1 + n % 27)) for n in range(100, 170)]
-    records += [rising_paper(n, as_of - timedelta(days=29 + n % 27)) for n in range(200, 229)]
-    records += [other_paper(n, as_of - timedelta(days=1 + n % 55)) for n in range(1, 1001)]
-    with app.session() as session:
-        ingest_records(session, records, tagger=app.tagger, catalog=app.catalog, now=as_of)
-        session.commit()
-
-
 @pytest.fixture
 def runtime(database_url, monkeypatch):
     """The terminal following the three filters (and no catalog topic) before papers arrive,
@@ -58,7 +47,7 @@ def runtime(database_url, monkeypatch):
     app.usecases.sync_catalog()
     for spec in FOLLOWS:
         assert app.usecases.commands.handle(TERMINAL, "follow", spec).ok
-    seed_rise(app, clock())
+    seed_spike(app, clock(), rising_paper)  # 70 papers in four weeks against 29 before
     stream = io.StringIO()
     runtime = Runtime(app, adapters=[TerminalAdapter(stream)])
     runtime.is_leader = True
