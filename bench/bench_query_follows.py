@@ -163,19 +163,31 @@ def fill_store(engine, count: int) -> None:
 
 
 def database_size(engine) -> str:
-    """The whole database's size, and the bytes of `paper.search_text` in it."""
+    """The database's size, and the parts of it that hold the papers' words."""
+    sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as connection:
-        if engine.dialect.name == "sqlite":
+        if sqlite:
             connection.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
-            pages = connection.execute(text("PRAGMA page_count")).scalar_one()
-            size = pages * connection.execute(text("PRAGMA page_size")).scalar_one()
-            column = "sum(length(CAST(search_text AS BLOB)))"
-        else:
-            size = connection.execute(text("SELECT pg_database_size(current_database())"))
-            size = size.scalar_one()
-            column = "sum(octet_length(search_text))"
-        stored = connection.execute(text(f"SELECT {column} FROM paper")).scalar() or 0
-    return f"database {size / 1e6:,.0f} MB, of which paper.search_text {stored / 1e6:,.0f} MB"
+        sizes = connection.execute(text(_SQLITE_SIZES if sqlite else _POSTGRES_SIZES)).one()
+    total, papers, index, words = (value / 1e6 for value in sizes)
+    return (
+        f"database {total:,.0f} MB: table paper {papers:,.0f} MB (paper.search_text "
+        f"{words:,.0f} MB), full-text index {index:,.0f} MB"
+    )
+
+
+_SQLITE_SIZES = """
+SELECT (SELECT page_count * page_size FROM pragma_page_count, pragma_page_size),
+       (SELECT sum(pgsize) FROM dbstat WHERE name = 'paper'),
+       (SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'paper_fts%'),
+       (SELECT coalesce(sum(length(CAST(search_text AS BLOB))), 0) FROM paper)
+"""
+_POSTGRES_SIZES = """
+SELECT pg_database_size(current_database()),
+       pg_table_size('paper'),
+       pg_relation_size('ix_paper_search'),
+       (SELECT coalesce(sum(octet_length(search_text)), 0) FROM paper)
+"""
 
 
 def _row(n: int, texts: tuple, first_day: date) -> dict:

@@ -4,21 +4,19 @@ Both indexes must see exactly `digests.follows.query.search_words` of the title 
 or a query would find different papers on SQLite and PostgreSQL. For ASCII text — 99.5% of
 real papers — each backend computes those words itself: FTS5's `unicode61` tokenizer splits
 ASCII at every character that is not a letter or a digit and lowercases it, and PostgreSQL
-does the same with `translate` and `regexp_replace` (`POSTGRES_WORDS`). Only the other papers'
+does the same with `lower` and `regexp_replace` (`POSTGRES_WORDS`). Only the other papers'
 words (accents dropped, compatibility forms decomposed: Python's rules, not the databases')
 are stored, in `paper.search_text`; for the rest it is NULL.
 """
 
 from __future__ import annotations
 
-from string import ascii_lowercase, ascii_uppercase, digits
-
 from digests.follows.query import search_text
 
-# Character lists, not ranges or classes: those may follow the database's locale.
+# Under the "C" collation lower() changes A-Z only and a-z is a range of bytes, whatever the
+# database's locale (a Turkish one lowercases "I" to a dotless ı elsewhere).
 _ASCII_WORDS = (
-    f"regexp_replace(translate(title || ' ' || abstract, '{ascii_uppercase}', "
-    f"'{ascii_lowercase}'), '[^{ascii_lowercase}{digits}]+', ' ', 'g')"
+    """regexp_replace(lower((title || ' ' || abstract) COLLATE "C"), '[^a-z0-9]+', ' ', 'g')"""
 )
 # The text PostgreSQL's GIN index `ix_paper_search` turns into a `simple` tsvector; a query
 # must spell it exactly so for the planner to use the index.
