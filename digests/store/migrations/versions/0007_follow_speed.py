@@ -54,6 +54,9 @@ def upgrade() -> None:
             op.execute(f"CREATE TRIGGER {name} {body}")
     else:
         op.execute(f"CREATE INDEX ix_paper_search ON paper USING gin ({POSTGRES_VECTOR})")
+        # Statistics of the indexed expression: without them the planner guesses how many
+        # papers a word is in and may read a whole window instead of the index.
+        op.execute("ANALYZE paper")
 
 
 def downgrade() -> None:
