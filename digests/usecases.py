@@ -33,6 +33,7 @@ from digests.delivery.digest_planning import (
 from digests.delivery.due import DEFAULT_GRACE
 from digests.delivery.sending import ON_DEMAND_WINDOW, Dispatcher, Sender
 from digests.feedback import votes as feedback
+from digests.feedback.export import gold_lines
 from digests.feedback.votes import VoteAnswer, Voter
 from digests.messages.alert import SpikeAlert
 from digests.messages.digest import Digest
@@ -329,6 +330,11 @@ class UseCases:
                 return feedback.cast_vote(session, voter, data, now=self.clock())
         except IntegrityError:  # the same person pressing twice at once, on two replicas
             return VoteAnswer("Your vote crossed another one; press again.", ok=False)
+
+    def export_votes(self, slug: str) -> list[dict]:
+        """The topic's voted papers as gold-set lines (`digests.feedback.export`)."""
+        with self.session_factory() as session:
+            return list(gold_lines(session, slug))
 
     def move_chat(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
         """A chat has a new id (a Telegram group became a supergroup): keep everything."""
