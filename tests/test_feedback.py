@@ -16,6 +16,8 @@ from bot.app import App
 from bot.cli import main
 from digests.chat.commands import Caller
 from digests.delivery.alert_planning import without_off_topic
+from digests.delivery.digest_planning import plan_digests
+from digests.delivery.due import Occurrence
 from digests.feedback import votes as feedback
 from digests.feedback.keys import DOWN, UP, vote_data, vote_key
 from digests.feedback.votes import MIN_VOTED_PAPERS, Voter
@@ -217,3 +219,22 @@ def test_votes_export_as_gold_lines_that_eval_reads(
     assert rows[0]["votes"] == {"up": 2, "down": 0, "channels": 2}
     assert "voter" not in out.read_text()
     assert [paper.arxiv_id for paper in load_gold(out)] == ids
+
+
+def test_the_scheduled_digest_of_a_channel_that_voted_is_its_own(
+    services: UseCases, engine: Engine, catalog: Catalog
+) -> None:
+    ids = seed(engine, catalog, ["Agent study 1", "Agent study 2"])
+    follow(services)
+    follow(services, OTHER)
+    digest(services)
+    vote(services, ids[0], DOWN, user=1)
+    week = Occurrence("weekly", "2026-W40", NOW, NOW.date() - timedelta(days=6), NOW.date())
+    with services.session_factory() as session:
+        due = [
+            (channels.find_channel(session, "telegram", caller.chat_id).id, week)
+            for caller in (GROUP, OTHER)
+        ]
+        voted, other = plan_digests(session, catalog, due, per_topic_cap=60)
+    assert shown(voted.digest) == [ids[1]]
+    assert sorted(shown(other.digest)) == sorted(ids)

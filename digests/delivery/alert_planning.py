@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta
 
 from sqlmodel import Session
 
-from digests.feedback.votes import ChannelFeedback, channel_feedback
+from digests.feedback.votes import ChannelFeedback, feedback_of_channels
 from digests.messages.alert import SpikeAlert, alert_period_key, build_alerts
 from digests.signals.spikes import SpikeDecision, SpikeSettings, record, scan
 from digests.store import channels
@@ -48,9 +48,10 @@ def plan_alerts(
         alerts = build_alerts(session, catalog.topics, alerting, as_of=as_of)
         for alert in alerts:
             subscribers = channels.alert_subscribers(session, alert.topic.slug, platforms)
+            votes = feedback_of_channels(session, [channel_id for channel_id, _, _ in subscribers])
             for channel_id, platform, role in subscribers:
                 key = alert_period_key(alert.topic.slug, as_of)
-                seen = without_off_topic(alert, channel_feedback(session, channel_id))
+                seen = without_off_topic(alert, votes.get(channel_id))
                 planned.append(PlannedAlert(channel_id, platform, role, key, seen))
     record(session, decisions, now=now)
     return decisions, planned

@@ -20,7 +20,7 @@ from digests.delivery.due import (
     split_due,
     weekdays_due_between,
 )
-from digests.feedback.votes import channel_feedback
+from digests.feedback.votes import channel_feedback, feedback_of_channels
 from digests.messages.digest import Digest
 from digests.messages.reports import build_digest
 from digests.papers.records import as_utc
@@ -109,13 +109,14 @@ def plan_digests(
 ) -> list[PlannedDigest]:
     """Compose each due channel's digest; channels following the same topics share one."""
     platforms = channels.platforms_of(session, [channel_id for channel_id, _ in due])
+    votes = feedback_of_channels(session, platforms)
     composed: dict[tuple, Digest] = {}
     planned = []
     for channel_id, occurrence in due:
         topics = followed_topics(session, catalog, channel_id, occurrence.kind)
         if not topics:
             continue
-        feedback = channel_feedback(session, channel_id)
+        feedback = votes.get(channel_id)
         key = (tuple(t.slug for t in topics), occurrence.period_start, occurrence.period_end)
         if feedback is not None:  # its votes make its digest its own
             key += (channel_id,)

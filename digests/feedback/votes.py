@@ -140,6 +140,16 @@ def channel_feedback(session: Session, channel_id: int) -> ChannelFeedback | Non
     return ChannelFeedback(hidden, model, votes)
 
 
+def feedback_of_channels(
+    session: Session, channel_ids: Iterable[int]
+) -> dict[int, ChannelFeedback]:
+    """`channel_feedback` of the channels that voted among `channel_ids`, in one query for the
+    many that did not."""
+    voted = store.channels_with_votes(session, list(channel_ids))
+    found = {channel_id: channel_feedback(session, channel_id) for channel_id in sorted(voted)}
+    return {channel_id: seen for channel_id, seen in found.items() if seen is not None}
+
+
 def forget(session: Session, channel_id: int) -> int:
     """Delete every vote of the channel (and its buttons' offers); how many votes."""
     return store.forget_channel(session, channel_id)

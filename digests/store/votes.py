@@ -167,6 +167,16 @@ def channel_tallies(session: Session, channel_id: int) -> list[VotedPaper]:
     ]
 
 
+def channels_with_votes(session: Session, channel_ids: Sequence[int]) -> set[int]:
+    found: set[int] = set()
+    ids = sorted(set(channel_ids))
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        query = select(Vote.channel_id).where(Vote.channel_id.in_(chunk)).distinct()
+        found.update(session.execute(query).scalars())
+    return found
+
+
 def voted_papers(session: Session, paper_ids: Sequence[int]) -> dict[int, Paper]:
     found: dict[int, Paper] = {}
     ids = sorted(set(paper_ids))
