@@ -19,6 +19,7 @@ from bot.app import build_app
 from bot.cli import build_parser, main
 from bot.settings import load_settings
 from digests.store import channels, deliveries
+from digests.store.engine import newest_migration
 
 COMMANDS = [
     "demo",
@@ -34,6 +35,7 @@ COMMANDS = [
     "eval",
     "retag",
     "deliveries",
+    "feedback",
     "db",
 ]
 
@@ -90,7 +92,8 @@ def test_help_lists_every_command(capsys):
 
 
 @pytest.mark.parametrize(
-    "command", [[c] for c in COMMANDS] + [["db", "upgrade"], ["deliveries", "retry"]]
+    "command",
+    [[c] for c in COMMANDS] + [["db", "upgrade"], ["deliveries", "retry"], ["feedback", "export"]],
 )
 def test_every_command_has_its_own_help(command, capsys):
     with pytest.raises(SystemExit) as exit_info:
@@ -310,7 +313,7 @@ def test_preview_says_in_one_line_when_the_chart_cannot_be_written(env, tmp_path
 
 def test_db_upgrade_reports_the_revision(env, capsys):
     assert main(["db", "upgrade"]) == 0
-    assert "revision 0002" in capsys.readouterr().out
+    assert f"revision {newest_migration()}" in capsys.readouterr().out
 
 
 def spike_file(path: Path, as_of: date) -> Path:

@@ -238,3 +238,15 @@ def test_the_scheduled_digest_of_a_channel_that_voted_is_its_own(
         voted, other = plan_digests(session, catalog, due, per_topic_cap=60)
     assert shown(voted.digest) == [ids[1]]
     assert sorted(shown(other.digest)) == sorted(ids)
+
+
+def test_export_names_what_went_wrong_and_writes_nothing_half(
+    env: str, tmp_path, capsys: pytest.CaptureFixture
+) -> None:
+    unknown = main(["feedback", "export", "--topic", "<script>no such topic</script>"])
+    assert unknown != 0 and "no such topic" in capsys.readouterr().err
+    a_directory = main(["feedback", "export", "--topic", "RL for LLM Agents", "--output", "."])
+    assert a_directory == 1 and "cannot write" in capsys.readouterr().err
+    assert main(["feedback", "export", "--topic", "rl-for-llm-agents"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and "0 papers voted on" in captured.err
