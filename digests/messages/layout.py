@@ -25,6 +25,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import quote
 
+from digests.feedback.keys import vote_key
 from digests.messages.digest import Digest, DigestEntry, DigestSection, shorten
 from digests.papers.records import abs_url
 from digests.signals.momentum import MONTHS, histogram_lines, papers_text, share_text, sparkline
@@ -94,11 +95,22 @@ class SectionLayout:
     name: str  # the topic's name, escaped
     blocks: tuple[str, ...]  # the header with the first paper, then one block per paper
     url: str = ""  # the topic's web page, when PUBLIC_URL is set
+    votes: tuple[PaperVote | None, ...] = ()  # each block's paper, for its vote buttons
+
+
+@dataclass(frozen=True)
+class PaperVote:
+    """The paper of a block, for a platform's 👍/👎 buttons: its number in the text, the key
+    its buttons carry (`digests.feedback.keys`) and its topic's name (clean, not escaped)."""
+
+    number: int
+    key: str
+    topic: str
 
 
 @dataclass(frozen=True)
 class DigestLayout:
-    heading: tuple[str, ...]  # the title, then the period and counts
+    heading: tuple[str, ...]  # the title, then the period and counts (and how it was ranked)
     sections: tuple[SectionLayout, ...]
 
 
@@ -107,6 +119,7 @@ class AlertLayout:
     name: str  # the topic's name, escaped
     headline: str  # "Spike: …"
     blocks: tuple[str, ...]  # the evidence, then the papers (the first under their heading)
+    votes: tuple[PaperVote | None, ...] = ()  # each block's paper, for its vote buttons
 
 
 def digest_layout(
@@ -124,7 +137,8 @@ def digest_layout(
     sections = tuple(
         _section(section, markup, histogram, public_url) for section in digest.sections
     )
-    return DigestLayout((markup.strong(heading), summary), sections)
+    note = (_line(digest.note, markup),) if digest.note else ()
+    return DigestLayout((markup.strong(heading), summary, *note), sections)
 
 
 def alert_layout(alert: SpikeAlert, markup: Markup, *, histogram: bool = False) -> AlertLayout:
@@ -141,7 +155,11 @@ def alert_layout(alert: SpikeAlert, markup: Markup, *, histogram: bool = False) 
         for number, entry in enumerate(alert.papers, start=1)
     ]
     spike = f"{markup.strong('Spike:')} {_line(headline(alert), markup)}"
-    return AlertLayout(_topic_name(alert.topic.name, markup), spike, tuple(blocks))
+    topic = clean_text(alert.topic.name, FULL.name)
+    votes = [None] * (len(blocks) - len(alert.papers))
+    votes += [_vote(n, e, alert.topic.slug, topic) for n, e in enumerate(alert.papers, start=1)]
+    name = _topic_name(alert.topic.name, markup)
+    return AlertLayout(name, spike, tuple(blocks), tuple(votes))
 
 
 def headline(alert: SpikeAlert) -> str:
@@ -259,7 +277,7 @@ def _section(
         header += [markup.indent + line for line in histogram_lines(section.momentum.weekly)]
     head = "\n".join(line for line in header if line)
     if not section.entries:
-        return SectionLayout(name, (f"{head}\nNo new papers in this period.",), url)
+        return SectionLayout(name, (f"{head}\nNo new papers in this period.",), url, (None,))
     last = len(section.entries)
     blocks = tuple(
         _paper_block(
@@ -272,7 +290,16 @@ def _section(
         )
         for number, entry in enumerate(section.entries, start=1)
     )
-    return SectionLayout(name, blocks, url)
+    topic = clean_text(section.topic.name, FULL.name)
+    votes = tuple(
+        _vote(number, entry, section.topic.slug, topic)
+        for number, entry in enumerate(section.entries, start=1)
+    )
+    return SectionLayout(name, blocks, url, votes)
+
+
+def _vote(number: int, entry: DigestEntry, slug: str, topic: str) -> PaperVote:
+    return PaperVote(number, vote_key(entry.paper.arxiv_id, slug), topic)
 
 
 def _paper(
