@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -42,6 +43,8 @@ ERROR_CACHE = "public, max-age=60"
 STATIC_FILES = {"site.css": "text/css", "icon.svg": "image/svg+xml"}
 SORTS = ("", "trending")
 MAX_PAGE_DIGITS = 6
+# A Host header the feed may name itself by: a host name or a bracketed IPv6, and a port.
+_HOST = re.compile(r"((?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}|\[[0-9A-Fa-f:.]+\])(:[0-9]+)?")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -144,7 +147,11 @@ def web_app(
             return not_found(error)
         if page.topic.slug != slug:
             return _moved(f"{page.topic.path}.atom")
-        page_url = (site.public_url or _origin(request)).rstrip("/") + page.topic.path
+        base = site.public_url or _origin(request)
+        if base is None:
+            message = "The feed's links need this site's address, and the request's Host has none."
+            return refused(400, "No address", message)
+        page_url = base.rstrip("/") + page.topic.path
         body = topic_feed(page, page_url=page_url, feed_url=f"{page_url}.atom", now=clock())
         headers = {"Cache-Control": PAGE_CACHE}
         return web.Response(body=body, content_type="application/atom+xml", headers=headers)
@@ -210,12 +217,15 @@ def _moved(path: str) -> web.Response:
     return web.Response(status=301, headers={"Location": path, "Cache-Control": PAGE_CACHE})
 
 
-def _origin(request: web.Request) -> str:
-    """This server's address as the request names it; "" (relative links) if it is unusable."""
+def _origin(request: web.Request) -> str | None:
+    """This server's address as the request's Host names it; None when that is no host name
+    (an Atom id must be an absolute IRI). Set PUBLIC_URL not to depend on the Host at all."""
+    if not _HOST.fullmatch(request.host):
+        return None
     try:
         return str(request.url.origin())
-    except ValueError:
-        return ""
+    except ValueError:  # a port past 65535
+        return None
 
 
 def _secure(response: web.StreamResponse) -> None:
