@@ -152,7 +152,9 @@ class TopicPages:
         if follow is None:
             raise UnknownFollow(slug)
         topic = follow.topic()
-        momentum = self.momenta(now, including=topic.slug)[topic.slug]
+        momentum = self.momenta(now, including=topic.slug).get(topic.slug)
+        if momentum is None:  # unfollowed by its last chat a moment ago
+            raise UnknownFollow(slug)
         found = self._page(topic, momentum, page, now, period)
         return replace(found, typed=typed_follow(follow))
 
