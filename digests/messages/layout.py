@@ -23,10 +23,10 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import quote
 
 from digests.feedback.keys import vote_key
 from digests.messages.digest import Digest, DigestEntry, DigestSection, shorten
+from digests.pages.addresses import Period, page_url
 from digests.papers.records import abs_url
 from digests.signals.momentum import MONTHS, histogram_lines, papers_text, share_text, sparkline
 from digests.signals.spikes import evidence_text, shares_text
@@ -131,11 +131,13 @@ def digest_layout(
     public_url: str | None = None,
 ) -> DigestLayout:
     """The digest's lines in `markup`; `histogram` adds the 12 weekly bars under each header;
-    with `public_url` each topic's name and "+N more" link to the topic's web page."""
+    with `public_url` each topic's name and "+N more" link to the topic's (or the follow
+    filter's) web page showing the digest's period."""
     heading = markup.escape(clean_text(title, HEADING_LIMIT)) or "Research digest"
     summary = f"{period_text(digest.period_start, digest.period_end)} · {_counts(digest)}"
+    period = Period(digest.period_start, digest.period_end)
     sections = tuple(
-        _section(section, markup, histogram, public_url) for section in digest.sections
+        _section(section, markup, histogram, public_url, period) for section in digest.sections
     )
     note = (_line(digest.note, markup),) if digest.note else ()
     return DigestLayout((markup.strong(heading), summary, *note), sections)
@@ -181,11 +183,6 @@ def headline(alert: SpikeAlert) -> str:
     ratio = alert.decision.share_ratio
     grown = f" ×{ratio:.1f}" if ratio else ""
     return f"{name} is up{grown} as a share of all new papers — {papers}{share}"
-
-
-def topic_page_url(public_url: str, slug: str) -> str:
-    """A topic's page on the web (`bot/web.py` serves it)."""
-    return f"{public_url.rstrip('/')}/topics/{quote(slug, safe='')}"
 
 
 def link_url(url: str, arxiv_id: str, limit: int = URL_LIMIT, refused: str = "") -> str:
@@ -264,10 +261,14 @@ def _counts(digest: Digest) -> str:
 
 
 def _section(
-    section: DigestSection, markup: Markup, histogram: bool, public_url: str | None
+    section: DigestSection,
+    markup: Markup,
+    histogram: bool,
+    public_url: str | None,
+    period: Period,
 ) -> SectionLayout:
     name = _topic_name(section.topic.name, markup)
-    url = topic_page_url(public_url, section.topic.slug) if public_url else ""
+    url = page_url(public_url, section.topic.slug, period) if public_url else ""
     header = [
         markup.topic_line(markup.link(name, url) if url else name),
         _line(section.momentum.line, markup),
