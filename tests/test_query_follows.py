@@ -151,3 +151,11 @@ def test_a_query_finds_the_same_real_papers_in_the_index_as_among_new_papers(eng
 
 def test_search_text_drops_accents_case_and_punctuation():
     assert search_text("Über-Modelle: GPT-4o", "naïve") == "uber modelle gpt 4o naive"
+
+
+@pytest.mark.parametrize(
+    "typed", ['query: "world model" AND agents', 'author: "Levine, Sergey"', "category: cs.ro"]
+)
+def test_what_a_follow_says_to_type_follows_the_same_thing_again(typed):
+    followed = parse_filter(typed)
+    assert parse_filter(followed.spec) == followed
