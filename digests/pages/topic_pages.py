@@ -19,6 +19,7 @@ from datetime import date, datetime, timedelta
 from sqlmodel import Session
 
 from digests.follows.filters import FollowFilter
+from digests.messages.digest import TopicRef
 from digests.messages.layout import clean_text, link_url, long_date, period_text
 from digests.messages.reports import NEWS_AGE_DAYS, day_end, day_start, topic_momenta
 from digests.pages.addresses import Period, page_path
@@ -39,12 +40,6 @@ RISING_FLOOR = 5
 
 
 @dataclass(frozen=True)
-class TopicLink:
-    slug: str
-    name: str
-
-
-@dataclass(frozen=True)
 class PaperItem:
     arxiv_id: str
     title: str
@@ -56,7 +51,7 @@ class PaperItem:
     authors: tuple[str, ...]  # every author, for the feed
     authors_line: str  # "A. One, B. Two, C. Three +5"
     abstract: str
-    topics: tuple[TopicLink, ...]
+    topics: tuple[TopicRef, ...]
 
 
 @dataclass(frozen=True)
@@ -213,10 +208,10 @@ class TopicPages:
         self._totals[topic_id] = (now, total)
         return total
 
-    def _links(self, rows: dict[str, repo.TopicRow]) -> dict[int, TopicLink]:
+    def _links(self, rows: dict[str, repo.TopicRow]) -> dict[int, TopicRef]:
         """Stored topic ids that are still in the catalog, as links."""
         return {
-            row.id: TopicLink(row.slug, self.catalog.get(row.slug).name)
+            row.id: TopicRef(row.slug, self.catalog.get(row.slug).name)
             for row in rows.values()
             if row.slug in self._slugs
         }
@@ -241,8 +236,8 @@ def typed_follow(follow: FollowFilter) -> str:
     return f"/follow {follow.kind}: {value}"
 
 
-def suggestions(error: UnknownTopic) -> list[TopicLink]:
-    return [TopicLink(topic.slug, topic.name) for topic in error.suggestions]
+def suggestions(error: UnknownTopic) -> list[TopicRef]:
+    return [TopicRef(topic.slug, topic.name) for topic in error.suggestions]
 
 
 def _summary(topic: TopicDef, momentum: Momentum) -> TopicSummary:
@@ -252,13 +247,13 @@ def _summary(topic: TopicDef, momentum: Momentum) -> TopicSummary:
 
 
 def _paper_items(
-    session: Session, papers: Sequence[Paper], links: dict[int, TopicLink]
+    session: Session, papers: Sequence[Paper], links: dict[int, TopicRef]
 ) -> tuple[PaperItem, ...]:
     topic_ids = pages.topics_of_papers(session, [paper.id for paper in papers])
     return tuple(_paper_item(paper, topic_ids[paper.id], links) for paper in papers)
 
 
-def _paper_item(paper: Paper, topic_ids: Sequence[int], links: dict[int, TopicLink]) -> PaperItem:
+def _paper_item(paper: Paper, topic_ids: Sequence[int], links: dict[int, TopicRef]) -> PaperItem:
     topics = sorted((links[i] for i in topic_ids if i in links), key=lambda link: link.name)
     return PaperItem(
         arxiv_id=paper.arxiv_id,
