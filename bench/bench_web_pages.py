@@ -1,18 +1,21 @@
-"""The topic pages over a store of 1,000,000 papers: server time, concurrency, a valid feed.
+"""The topic pages over a store of 1,000,000 papers: server time, concurrency, valid feeds.
 
     .venv/bin/python bench/bench_web_pages.py [--size 1000000] [--requests 300] [--rebuild]
 
 The store is `bench_momentum.py`'s synthetic one (papers over two years, about three tags each),
 built once and cached as $TMPDIR/digestbot-bench/web-SIZE-LAYOUT.db, with the newest papers of
-the measured topics given realistic titles, authors and abstracts (the rows a page shows). The
+the measured topics given realistic titles, authors and abstracts (the rows a page shows), and
+one follow filter stored (`category: cs.LG`, which every synthetic paper is in). The
 pages' aiohttp application (`bot.web.web_app`) serves it on 127.0.0.1; a middleware records
 each request's server time (routing, queries, templates, ETag).
 
 Prints: the query plans of a topic's newest papers and its paper count (they must use an index);
 the topic page's server time, median and p95, over `--requests` requests spread over the ten
 busiest topics and their first three pages (floors: 50 ms median, 150 ms p95), after one cold
-request that computes every topic's momentum; 200 concurrent requests (pages, feeds, the index)
-and how many failed (floor: none); and the Atom feed checked against RFC 4287's required elements.
+request that computes every topic's momentum; the same for the pages of the last digest week
+(`?from=…&to=…`, as digests link them) and for the follow filter's page; 200 concurrent
+requests (pages, period pages, feeds, the index) and how many failed (floor: none); and the
+topic's and the filter's Atom feeds checked against RFC 4287 by `tests/atom_rfc4287.py`.
 """
 
 from __future__ import annotations
@@ -31,17 +34,20 @@ sys.path.insert(0, str(REPO))
 import aiohttp  # noqa: E402
 from aiohttp import web  # noqa: E402
 from bench_momentum import AS_OF, CACHE_DIR, LAYOUT, build, is_built  # noqa: E402
-from lxml import etree  # noqa: E402
 from sqlalchemy import Engine, func, select, text, update  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
 from bot.health import start_health_server  # noqa: E402
 from bot.web import Site, web_app  # noqa: E402
+from digests.follows.filters import parse_filter  # noqa: E402
+from digests.follows.service import store_filter  # noqa: E402
+from digests.pages.addresses import Period, page_path  # noqa: E402
 from digests.pages.topic_pages import TopicPages  # noqa: E402
 from digests.store import pages  # noqa: E402
 from digests.store.engine import open_engine  # noqa: E402
 from digests.store.models import Paper, PaperTopic, Topic  # noqa: E402
 from digests.topics.catalog import Catalog  # noqa: E402
+from tests.atom_rfc4287 import atom_problems  # noqa: E402
 
 NOW = datetime.combine(AS_OF, datetime.min.time(), tzinfo=UTC) + timedelta(hours=12)
 MEDIAN_FLOOR, P95_FLOOR = 0.050, 0.150
@@ -55,7 +61,8 @@ ABSTRACT = (
     "curricula and memory. "
 ) * 4
 AUTHORS = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra", "Barbara Liskov"]
-ATOM = "{http://www.w3.org/2005/Atom}"
+FOLLOW = "category: cs.LG"
+LAST_WEEK = Period(AS_OF - timedelta(days=6), AS_OF)
 
 
 def store(size: int, catalog: Catalog, rebuild: bool) -> Engine:
@@ -152,51 +159,101 @@ def timed_app(engine: Engine, catalog: Catalog, timings: list[float]) -> web.App
     return app
 
 
-async def measure(engine: Engine, catalog: Catalog, topics: list[str], requests: int) -> int:
+def bench_follow(engine: Engine) -> tuple[str, int]:
+    """(slug, topic id) of the follow filter, stored and tagged as /follow stores it."""
+    with Session(engine) as session:
+        topic_id = store_filter(session, parse_filter(FOLLOW), now=NOW)
+        session.commit()
+    return parse_filter(FOLLOW).slug, topic_id
+
+
+async def measure(
+    engine: Engine, catalog: Catalog, topics: list[str], follow: str, requests: int
+) -> int:
     timings: list[float] = []
     runner = await start_health_server(timed_app(engine, catalog, timings), "127.0.0.1", 0)
-    port = runner.addresses[0][1]
-    base = f"http://127.0.0.1:{port}"
+    base = f"http://127.0.0.1:{runner.addresses[0][1]}"
+    topic_pages = [f"{base}{page_path(slug)}" for slug in topics]
+    follow_page = f"{base}{page_path(follow)}"
     connector = aiohttp.TCPConnector(limit=0)
-    failures = 0
     try:
         async with aiohttp.ClientSession(connector=connector) as client:
-            await _get(client, f"{base}/topics/{topics[0]}")
+            await _get(client, topic_pages[0])
             print(f"cold topic page (every topic's momentum computed): {timings[-1] * 1000:.0f} ms")
-            timings.clear()
-            urls = [
-                f"{base}/topics/{topics[n % len(topics)]}?page={1 + n // len(topics) % PAGES}"
-                for n in range(requests)
-            ]
-            for url in urls:
-                await _get(client, url)
-            report("topic page", timings)
-            timings.clear()
-            await _get(client, f"{base}/topics/{topics[0]}.atom")
-            report("atom feed (1 request)", timings)
-            timings.clear()
-            mixed = [
-                f"{base}/topics/{topics[n % len(topics)]}" + (".atom" if n % 5 == 4 else "")
-                for n in range(CONCURRENT - 10)
-            ] + [f"{base}/?sort=trending"] * 10
-            started = time.perf_counter()
-            statuses = await asyncio.gather(
-                *(_get(client, url) for url in mixed), return_exceptions=True
+            pages_of = [f"?page={1 + n // len(topics) % PAGES}" for n in range(requests)]
+            await timed(
+                client,
+                "topic page",
+                timings,
+                [topic_pages[n % len(topics)] + pages_of[n] for n in range(requests)],
             )
-            wall = time.perf_counter() - started
-            failures = sum(1 for status in statuses if status != 200)
-            print(
-                f"{CONCURRENT} concurrent requests: {CONCURRENT - failures} answered 200, "
-                f"{failures} failed, in {wall:.2f} s (server p95 {percentile(timings, 95):.0f} ms)"
+            await timed(
+                client,
+                "topic page of the last digest week",
+                timings,
+                [
+                    f"{topic_pages[n % len(topics)]}?{LAST_WEEK.query}"  # what "+N more" opens
+                    for n in range(requests)
+                ],
             )
-            feed = await (await client.get(f"{base}/topics/{topics[0]}.atom")).read()
-            problems = atom_problems(feed)
-            print(
-                "atom feed: "
-                + ("valid (required elements of RFC 4287)" if not problems else "; ".join(problems))
+            await timed(
+                client,
+                "follow filter's page",
+                timings,
+                [follow_page + pages_of[n] for n in range(requests // 3)],
             )
+            await timed(client, "atom feed (1 request)", timings, [f"{topic_pages[0]}.atom"])
+            failures = await concurrent(client, timings, topic_pages, follow_page, base)
+            for name, feed_url in (("topic", topic_pages[0]), ("follow filter", follow_page)):
+                feed = await (await client.get(f"{feed_url}.atom")).read()
+                problems = atom_problems(feed)
+                verdict = (
+                    "valid (RFC 4287, tests/atom_rfc4287.py)"
+                    if not problems
+                    else "; ".join(problems)
+                )
+                print(f"{name}'s atom feed: {verdict}")
     finally:
         await runner.cleanup()
+    return failures
+
+
+async def timed(
+    client: aiohttp.ClientSession, name: str, timings: list[float], urls: list[str]
+) -> None:
+    """Request `urls` one after another; report their server times."""
+    timings.clear()
+    for url in urls:
+        if await _get(client, url) != 200:
+            raise RuntimeError(f"{url} did not answer 200")
+    report(name, timings)
+    timings.clear()
+
+
+async def concurrent(
+    client: aiohttp.ClientSession,
+    timings: list[float],
+    topic_pages: list[str],
+    follow_page: str,
+    base: str,
+) -> int:
+    """CONCURRENT requests at once (pages, period pages, feeds, the filter, the index);
+    returns how many failed."""
+    kinds = ["", "", f"?{LAST_WEEK.query}", ".atom", ""]
+    mixed = (
+        [topic_pages[n % len(topic_pages)] + kinds[n % len(kinds)] for n in range(CONCURRENT - 20)]
+        + [follow_page] * 10
+        + [f"{base}/?sort=trending"] * 10
+    )
+    started = time.perf_counter()
+    statuses = await asyncio.gather(*(_get(client, url) for url in mixed), return_exceptions=True)
+    wall = time.perf_counter() - started
+    failures = sum(1 for status in statuses if status != 200)
+    print(
+        f"{CONCURRENT} concurrent requests: {CONCURRENT - failures} answered 200, "
+        f"{failures} failed, in {wall:.2f} s (server p95 {percentile(timings, 95):.0f} ms)"
+    )
+    timings.clear()
     return failures
 
 
@@ -221,36 +278,6 @@ def report(name: str, timings: list[float]) -> None:
     )
 
 
-def atom_problems(feed: bytes) -> list[str]:
-    """What RFC 4287 requires and the feed lacks. No RELAX NG schema of Atom could be obtained
-    offline, so this checks the required elements (4.1.1, 4.1.2) by hand with lxml."""
-    root = etree.fromstring(feed)
-    problems = [] if root.tag == f"{ATOM}feed" else [f"root is {root.tag}, not atom:feed"]
-    for name in ("id", "title", "updated"):
-        if len(root.findall(f"{ATOM}{name}")) != 1:
-            problems.append(f"feed needs exactly one atom:{name}")
-    feed_author = root.find(f"{ATOM}author") is not None
-    if not root.findall(f"{ATOM}link[@rel='self']"):
-        problems.append("feed should have a rel=self link")
-    for number, entry in enumerate(root.findall(f"{ATOM}entry"), start=1):
-        for name in ("id", "title", "updated"):
-            if len(entry.findall(f"{ATOM}{name}")) != 1:
-                problems.append(f"entry {number} needs exactly one atom:{name}")
-        if not feed_author and entry.find(f"{ATOM}author/{ATOM}name") is None:
-            problems.append(f"entry {number} needs an author")
-        if (
-            entry.find(f"{ATOM}content") is None
-            and entry.find(f"{ATOM}link[@rel='alternate']") is None
-        ):
-            problems.append(f"entry {number} needs content or an alternate link")
-        for stamp in entry.findall(f"{ATOM}updated") + entry.findall(f"{ATOM}published"):
-            try:
-                datetime.fromisoformat(stamp.text.replace("Z", "+00:00"))
-            except ValueError:
-                problems.append(f"entry {number}: {stamp.text!r} is no RFC 3339 date")
-    return problems
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=1_000_000)
@@ -260,13 +287,14 @@ def main(argv: list[str] | None = None) -> int:
     catalog = Catalog.load()
     engine = store(args.size, catalog, args.rebuild)
     topics = busiest_topics(engine, catalog)
-    realistic_first_pages(engine, topics)
+    follow, follow_id = bench_follow(engine)
+    realistic_first_pages(engine, [*topics, (follow, follow_id)])
     with Session(engine) as session:
         total = session.execute(select(func.count()).select_from(Paper)).scalar_one()
     print(f"{total:,} papers; pages as of {AS_OF}; ten busiest topics, pages 1-{PAGES}")
     for line in query_plans(engine, topics[0][1]):
         print(f"  plan of {line}")
-    asyncio.run(measure(engine, catalog, [slug for slug, _ in topics], args.requests))
+    asyncio.run(measure(engine, catalog, [slug for slug, _ in topics], follow, args.requests))
     engine.dispose()
     return 0
 

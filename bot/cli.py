@@ -246,6 +246,26 @@ def _add_maintenance_commands(commands) -> None:
         "Queue the digests and alerts that ended failed to be sent again.",
     )
     _date_option(retry, "--since", "only those that failed on or after this day (UTC)")
+    feedback = _command(
+        commands,
+        "feedback",
+        "readers' 👍/👎 votes",
+        "Readers' 👍/👎 votes on the papers of digests and alerts.",
+    )
+    feedback_commands = feedback.add_subparsers(dest="feedback_command", metavar="ACTION")
+    feedback_commands.required = True
+    export = _command(
+        feedback_commands,
+        "export",
+        "a topic's votes as gold-set lines",
+        "Write the papers voted on under a topic, over every channel, as JSON Lines in the "
+        "gold-set format `digestbot eval` reads (labels yes / no / borderline from the "
+        "votes), for review before they become tagging labels.",
+    )
+    export.add_argument("--topic", required=True, metavar="TOPIC", help="display name or slug")
+    export.add_argument(
+        "--output", type=Path, metavar="FILE", help="write here instead of standard output"
+    )
     db = _command(commands, "db", "database maintenance", "Database maintenance.")
     db_commands = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)
     _command(
@@ -529,6 +549,23 @@ def cmd_deliveries(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_feedback(settings: Settings, args: argparse.Namespace) -> int:
+    app = _with_app(settings)
+    topic = _resolve(app, args.topic)
+    lines = app.usecases.export_votes(topic.slug)
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise CommandError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
+    papers = "1 paper" if len(lines) == 1 else f"{len(lines):,} papers"
+    _fail(f"note: {papers} voted on under {topic.name}; review them before using as labels")
+    return 0
+
+
 def cmd_db(settings: Settings, args: argparse.Namespace) -> int:
     from digests.store.engine import open_engine, upgrade_schema
 
@@ -586,5 +623,6 @@ HANDLERS: dict[str, Callable[[Settings, argparse.Namespace], int]] = {
     "eval": cmd_eval,
     "retag": cmd_retag,
     "deliveries": cmd_deliveries,
+    "feedback": cmd_feedback,
     "db": cmd_db,
 }

@@ -1,4 +1,5 @@
-"""The topic pages on the web (WEB_PORT): `/`, `/topics/<slug>` and `/topics/<slug>.atom`.
+"""The topic pages on the web (WEB_PORT): `/`, `/topics/<slug>` and `/topics/<slug>.atom`, and
+the same for each follow filter at `/follows/<slug>` (`?from=…&to=…` shows a digest's period).
 
 The pages' data comes from `digests.pages`; this module only routes, renders the Jinja2
 templates (autoescaped) and adds the manners of a public page: ETag and Cache-Control (304 for
@@ -10,18 +11,27 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
+from typing import Protocol
 
 from aiohttp import web
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from bot.app import App
 from digests.chat.links import discord_install_link, telegram_follow_link
+from digests.pages.addresses import Period, PeriodError, parse_period
 from digests.pages.atom import topic_feed
-from digests.pages.topic_pages import PageOutOfRange, TopicPages, suggestions
+from digests.pages.topic_pages import (
+    PageOutOfRange,
+    TopicPage,
+    TopicPages,
+    UnknownFollow,
+    suggestions,
+)
 from digests.topics.catalog import UnknownTopic
 
 CSP = (
@@ -33,8 +43,18 @@ ERROR_CACHE = "public, max-age=60"
 STATIC_FILES = {"site.css": "text/css", "icon.svg": "image/svg+xml"}
 SORTS = ("", "trending")
 MAX_PAGE_DIGITS = 6
+# A Host header the feed may name itself by: a host name or a bracketed IPv6, and a port.
+_HOST = re.compile(r"((?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}|\[[0-9A-Fa-f:.]+\])(:[0-9]+)?")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class PageReader(Protocol):
+    """`TopicPages.topic` or `TopicPages.follow`."""
+
+    def __call__(
+        self, slug: str, *, page: int, now: datetime, period: Period | None = None
+    ) -> TopicPage: ...
 
 
 @dataclass(frozen=True)
@@ -45,11 +65,13 @@ class Site:
     telegram_bot: str | None = None
     discord_application: str | None = None
 
-    def follow_links(self, slug: str) -> list[tuple[str, str]]:
-        """(label, URL) of each follow button the settings allow."""
+    def follow_links(self, page: TopicPage) -> list[tuple[str, str]]:
+        """(label, URL) of each follow button the settings allow. A follow link carries a
+        catalog topic only (`digests.chat.links`): a filter's page says what to type instead."""
         links = []
-        if self.telegram_bot:
-            links.append(("Follow in Telegram", telegram_follow_link(self.telegram_bot, slug)))
+        if self.telegram_bot and not page.typed:
+            link = telegram_follow_link(self.telegram_bot, page.topic.slug)
+            links.append(("Follow in Telegram", link))
         if self.discord_application:
             links.append(("Add to Discord", discord_install_link(self.discord_application)))
         return links
@@ -88,35 +110,59 @@ def web_app(
         return html("index.html", topics=topics, trending=sort == "trending")
 
     async def topic(request: web.Request) -> web.Response:
+        return await topic_or_follow(request, pages.topic)
+
+    async def follow(request: web.Request) -> web.Response:
+        return await topic_or_follow(request, pages.follow)
+
+    async def topic_or_follow(request: web.Request, read: PageReader) -> web.Response:
         slug, number = request.match_info["slug"], _page_number(request)
         if number is None:
             return refused(400, "No such page", "The page number must be a whole number from 1.")
         try:
-            page = await asyncio.to_thread(pages.topic, slug, page=number, now=clock())
-        except UnknownTopic as error:
-            return not_found_topic(error)
+            period = parse_period(request.query.get("from"), request.query.get("to"))
+            page = await asyncio.to_thread(read, slug, page=number, now=clock(), period=period)
+        except PeriodError as error:
+            return refused(400, "No such period", str(error))
+        except (UnknownTopic, UnknownFollow) as error:
+            return not_found(error)
         except PageOutOfRange as error:
-            return refused(404, "No such page", f"This topic's papers end on page {error.last:,}.")
+            return refused(404, "No such page", f"These papers end on page {error.last:,}.")
         if page.topic.slug != slug:
-            return _moved(f"/topics/{page.topic.slug}")
-        follow = site.follow_links(page.topic.slug)
-        return html("topic.html", page=page, follow=follow)
+            again = page.period or page.page > 1
+            return _moved(page.topic.path + (page.page_query(page.page) if again else ""))
+        return html("topic.html", page=page, follow=site.follow_links(page))
 
-    async def feed(request: web.Request) -> web.Response:
+    async def topic_atom(request: web.Request) -> web.Response:
+        return await feed(request, pages.topic)
+
+    async def follow_atom(request: web.Request) -> web.Response:
+        return await feed(request, pages.follow)
+
+    async def feed(request: web.Request, read: PageReader) -> web.Response:
         slug = request.match_info["slug"]
         try:
-            page = await asyncio.to_thread(pages.topic, slug, page=1, now=clock())
-        except UnknownTopic as error:
-            return not_found_topic(error)
+            page = await asyncio.to_thread(read, slug, page=1, now=clock())
+        except (UnknownTopic, UnknownFollow) as error:
+            return not_found(error)
         if page.topic.slug != slug:
-            return _moved(f"/topics/{page.topic.slug}.atom")
+            return _moved(f"{page.topic.path}.atom")
         base = site.public_url or _origin(request)
-        page_url = f"{base}/topics/{page.topic.slug}"
+        if base is None:
+            message = "The feed's links need this site's address, and the request's Host has none."
+            return refused(400, "No address", message)
+        page_url = base.rstrip("/") + page.topic.path
         body = topic_feed(page, page_url=page_url, feed_url=f"{page_url}.atom", now=clock())
         headers = {"Cache-Control": PAGE_CACHE}
         return web.Response(body=body, content_type="application/atom+xml", headers=headers)
 
-    def not_found_topic(error: UnknownTopic) -> web.Response:
+    def not_found(error: UnknownTopic | UnknownFollow) -> web.Response:
+        if isinstance(error, UnknownFollow):
+            message = (
+                "No search, author or category is followed at this address: a follow's page "
+                "lasts as long as some chat follows it."
+            )
+            return refused(404, "No such follow", message)
         close = suggestions(error)
         return refused(404, "No such topic", "No topic has that name.", suggestions=close)
 
@@ -140,8 +186,10 @@ def web_app(
 
     app = web.Application(middlewares=[manners])
     app.router.add_get("/", index)
-    app.router.add_get("/topics/{slug}.atom", feed)
+    app.router.add_get("/topics/{slug}.atom", topic_atom)
     app.router.add_get("/topics/{slug}", topic)
+    app.router.add_get("/follows/{slug}.atom", follow_atom)
+    app.router.add_get("/follows/{slug}", follow)
     app.router.add_get("/static/{name}", static_file)
     return app
 
@@ -169,12 +217,15 @@ def _moved(path: str) -> web.Response:
     return web.Response(status=301, headers={"Location": path, "Cache-Control": PAGE_CACHE})
 
 
-def _origin(request: web.Request) -> str:
-    """This server's address as the request names it; "" (relative links) if it is unusable."""
+def _origin(request: web.Request) -> str | None:
+    """This server's address as the request's Host names it; None when that is no host name
+    (an Atom id must be an absolute IRI). Set PUBLIC_URL not to depend on the Host at all."""
+    if not _HOST.fullmatch(request.host):
+        return None
     try:
         return str(request.url.origin())
-    except ValueError:
-        return ""
+    except ValueError:  # a port past 65535
+        return None
 
 
 def _secure(response: web.StreamResponse) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Protocol
 
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from digests.chat.commands import Caller, CommandService, Reply
@@ -34,6 +35,9 @@ from digests.delivery.digest_planning import (
 )
 from digests.delivery.due import DEFAULT_GRACE
 from digests.delivery.sending import ON_DEMAND_WINDOW, Address, Dispatcher, Sender
+from digests.feedback import votes as feedback
+from digests.feedback.export import gold_lines
+from digests.feedback.votes import VoteAnswer, Voter
 from digests.follows.filters import FollowFilter
 from digests.follows.service import store_filter
 from digests.messages.alert import SpikeAlert
@@ -93,6 +97,7 @@ class Outgoing:
     paper_count: int
     stale_at: datetime
     render: Callable[[Platform], list[dict]]
+    offered: tuple[tuple[str, str], ...] = ()  # (arXiv id, topic slug) shown with vote buttons
 
 
 class UseCases:
@@ -243,6 +248,7 @@ class UseCases:
                 digest.paper_count,
                 now + ON_DEMAND_WINDOW,
                 lambda platform: platform.render_digest(digest, title="Your digest"),
+                digest_offers(digest),
             )
             parts = self._store(session, outgoing, now=now)
         if parts is None:
@@ -274,6 +280,7 @@ class UseCases:
             digest.paper_count,
             occurrence.due_at + self.grace,
             lambda p: p.render_digest(digest, title=title) if not digest.is_empty else [],
+            digest_offers(digest),
         )
 
     def _store_all(self, session: Session, outgoing, *, now: datetime) -> int:
@@ -293,7 +300,11 @@ class UseCases:
             now=now,
             stale_at=item.stale_at,
         )
-        return None if delivery_id is None else parts
+        if delivery_id is None:
+            return None
+        if parts:
+            feedback.offer(session, item.channel_id, item.offered, now=now)
+        return parts
 
     def retry_failed(self, *, since: datetime | None, window: timedelta) -> int:
         """Send the deliveries that ended failed (since a time) again; returns how many."""
@@ -319,6 +330,19 @@ class UseCases:
             )
             ids = {slug: row.id for slug, row in repo.topic_rows(session).items()}
             channels.set_follows(session, channel, [ids[t.slug] for t in topics], now=now)
+
+    def vote(self, voter: Voter, data: str) -> VoteAnswer:
+        """A vote button pressed: counted, changed or withdrawn, or refused; the toast."""
+        try:
+            with unit_of_work(self.session_factory) as session:
+                return feedback.cast_vote(session, voter, data, now=self.clock())
+        except IntegrityError:  # the same person pressing twice at once, on two replicas
+            return VoteAnswer("Your vote crossed another one; press again.", ok=False)
+
+    def export_votes(self, slug: str) -> list[dict]:
+        """The topic's voted papers as gold-set lines (`digests.feedback.export`)."""
+        with self.session_factory() as session:
+            return list(gold_lines(session, slug))
 
     def move_chat(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
         """A chat has a new id (a Telegram group became a supergroup): keep everything."""
@@ -447,6 +471,16 @@ def _alert(plan: PlannedAlert, *, stale_at: datetime) -> Outgoing:
         alert.momentum.count,
         stale_at,
         lambda platform: platform.render_alert(alert, mention_role_id=role),
+        tuple((entry.paper.arxiv_id, alert.topic.slug) for entry in alert.papers),
+    )
+
+
+def digest_offers(digest: Digest) -> tuple[tuple[str, str], ...]:
+    """The (arXiv id, topic slug) of every paper the digest shows, each with vote buttons."""
+    return tuple(
+        (entry.paper.arxiv_id, section.topic.slug)
+        for section in digest.sections
+        for entry in section.entries
     )
 
 

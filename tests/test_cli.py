@@ -36,6 +36,7 @@ COMMANDS = [
     "eval",
     "retag",
     "deliveries",
+    "feedback",
     "db",
 ]
 
@@ -92,7 +93,8 @@ def test_help_lists_every_command(capsys):
 
 
 @pytest.mark.parametrize(
-    "command", [[c] for c in COMMANDS] + [["db", "upgrade"], ["deliveries", "retry"]]
+    "command",
+    [[c] for c in COMMANDS] + [["db", "upgrade"], ["deliveries", "retry"], ["feedback", "export"]],
 )
 def test_every_command_has_its_own_help(command, capsys):
     with pytest.raises(SystemExit) as exit_info:

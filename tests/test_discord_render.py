@@ -235,13 +235,22 @@ def test_a_spike_alert_escapes_what_strangers_wrote() -> None:
     assert targets == [abs_url(f"2609.{n:05d}") for n in range(6)]
 
 
-def test_with_a_public_url_each_topic_embed_and_more_link_to_its_page() -> None:
+def test_with_a_public_url_each_topic_embed_and_more_link_to_its_page_for_the_period() -> None:
     found = digest(topics=2, papers_each=3)
+    search = TopicRef("author:150573fd6b9c4e25", "Author: Ada @everyone (Lovelace)")
+    found = replace(found, sections=(found.sections[0], replace(found.sections[1], topic=search)))
     shorter = replace(found, sections=tuple(replace(s, more=4) for s in found.sections))
     payloads = render_digest(shorter, title="Weekly", public_url="https://digests.example.org")
     assert_within_limits(payloads)
     embeds = [embed for payload in payloads for embed in payload["embeds"]]
-    pages = [f"https://digests.example.org/topics/topic-{n}" for n in range(2)]
+    period = "?from=2026-09-21&to=2026-09-27"  # the digest's days, both included
+    pages = [
+        f"https://digests.example.org/topics/topic-0{period}",
+        f"https://digests.example.org/follows/author%3A150573fd6b9c4e25{period}",
+    ]
     assert [embed["url"] for embed in embeds] == pages
-    assert f"[*+4 more in this topic*]({pages[0]})" in embeds[0]["description"]
+    for embed, page in zip(embeds, pages, strict=True):
+        assert [target for _, target in LINK.findall(embed["description"])][-1] == page
+        assert f"[*+4 more in this topic*]({page})" in embed["description"]
+    assert "@everyone" not in embeds[1]["title"]
     assert all("url" not in embed for embed in render_digest(found, title="W")[0]["embeds"])

@@ -178,3 +178,11 @@ def test_ascii_punctuation_and_accents_are_read_alike_by_every_index(engine):
             )
             assert sorted(indexed) == sorted(ids[i] for i in found), follow.definition
         assert [len(found) for found in match_new_papers(filters, records)] == [2, 2, 2, 1, 1, 1]
+
+
+@pytest.mark.parametrize(
+    "typed", ['query: "world model" AND agents', 'author: "Levine, Sergey"', "category: cs.ro"]
+)
+def test_what_a_follow_says_to_type_follows_the_same_thing_again(typed):
+    followed = parse_filter(typed)
+    assert parse_filter(followed.spec) == followed

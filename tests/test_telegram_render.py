@@ -28,6 +28,7 @@ from tests.papers import digest_paper
 AS_OF = date(2026, 9, 27)
 RL = TopicRef("agentic-rl", "Agentic RL")
 EVALS = TopicRef("evals", "Evaluation")
+SEARCH = TopicRef("query:a072a3fc3e4d59ae", 'Search: "<script>alert(1)</script>"')
 BLOCK = re.compile(
     r"Weekly digest\n.+"  # the digest's heading
     r"|(Agentic RL|Evaluation)\n.+\nLast 12 weeks: .+"  # a topic's heading
@@ -234,16 +235,28 @@ def test_choices_without_a_command_offer_no_buttons() -> None:
     assert "reply_markup" not in payload
 
 
-def test_with_a_public_url_topics_and_more_link_to_their_pages() -> None:
-    papers = [numbered(n) for n in range(1, 8)]
-    _, part = render_digest(
-        digest_of(papers, followed=(RL,), cap=5),
+def test_with_a_public_url_topics_and_more_link_to_their_pages_for_the_period() -> None:
+    papers = [numbered(n) for n in range(1, 8)] + [numbered(n, SEARCH) for n in range(8, 15)]
+    _, *parts = render_digest(
+        digest_of(papers, followed=(RL, SEARCH), cap=5),
         title="Weekly digest",
         public_url="https://digests.example.org",
     )
-    assert_sendable([part])
-    page = f"https://digests.example.org/topics/{RL.slug}"
-    assert f'<b><a href="{page}">Agentic RL</a></b>' in part["text"]
-    assert f'<a href="{page}"><i>+2 more in this topic</i></a>' in part["text"]
+    assert_sendable(parts)
+    period = "?from=2026-09-21&to=2026-09-27"  # the digest's days, both included
+    topic = f"https://digests.example.org/topics/{RL.slug}{period}"
+    search = f"https://digests.example.org/follows/query%3Aa072a3fc3e4d59ae{period}"
+    links = [
+        (text[entity["offset"] : entity["offset"] + entity["length"]], entity["url"])
+        for text, entities in (parse_telegram_html(part["text"]) for part in parts)
+        for entity in entities
+        if entity["type"] == "text_link" and "arxiv.org" not in entity["url"]
+    ]
+    assert links == [
+        ("Agentic RL", topic),
+        ("+2 more in this topic", topic),
+        (SEARCH.name, search),
+        ("+2 more in this topic", search),
+    ]
     _, plain = render_digest(digest_of(papers, followed=(RL,), cap=5), title="Weekly digest")
-    assert "/topics/" not in plain["text"]
+    assert "/topics/" not in plain["text"] and "/follows/" not in plain["text"]

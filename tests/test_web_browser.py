@@ -20,19 +20,22 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from sqlmodel import Session
 
+from digests.follows.filters import parse_filter
 from digests.messages.reports import topic_momenta
 from digests.store.engine import open_engine, upgrade_schema
 from digests.topics.catalog import Catalog
-from tests.web_site import HOSTILE, seed
+from tests.web_site import HOSTILE, seed, store_follow
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 RL = "rl-for-llm-agents"
 BOT = "digest_bot"
 APPLICATION = "123456789012345678"
+SCRIPT_QUERY = 'query: "<script>alert(1)</script>"'
 START_SECONDS = 60.0
 
 
@@ -67,8 +70,9 @@ def wait_for_port(port: int, bot: subprocess.Popen, timeout: float) -> None:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """`digestbot run` on a seeded store; yields (base URL, today's momentum line of RL)."""
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
+    """`digestbot run` on a seeded store with one search followed; yields (base URL, today's
+    momentum line of RL, the search's)."""
     chromium_or_skip()
     folder = tmp_path_factory.mktemp("web-run")
     url = f"sqlite:///{folder / 'digestbot.db'}"
@@ -77,8 +81,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     catalog = Catalog.load()
     now = datetime.now(UTC)
     seed(engine, catalog, now=now)
+    search = store_follow(engine, SCRIPT_QUERY, now=now).topic()
     with Session(engine) as session:
-        line = topic_momenta(session, catalog.topics, as_of=now.date())[RL].line
+        momenta = topic_momenta(session, [*catalog.topics, search], as_of=now.date())
+    line, search_line = momenta[RL].line, momenta[search.slug].line
     engine.dispose()
     port = free_port()
     env = {
@@ -95,7 +101,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     with subprocess.Popen(command, cwd=folder, env=env, stderr=subprocess.PIPE) as bot:
         try:
             wait_for_port(port, bot, START_SECONDS)
-            yield f"http://127.0.0.1:{port}", line
+            yield f"http://127.0.0.1:{port}", line, search_line
         finally:
             bot.terminate()
             bot.wait(timeout=30)
@@ -139,7 +145,7 @@ class Visit:
 
 
 def test_a_topic_page_in_chromium(browser, site, screenshots):
-    base, line = site
+    base, line, _ = site
     visit = Visit(browser, f"{base}/topics/{RL}")
     tab = visit.tab
     assert visit.response.status == 200
@@ -165,7 +171,7 @@ def test_a_topic_page_in_chromium(browser, site, screenshots):
 
 
 def test_a_hostile_title_renders_as_text(browser, site, screenshots):
-    base, _ = site
+    base, _, _ = site
     visit = Visit(browser, f"{base}/topics/{RL}", width=390)  # a phone's width
     tab = visit.tab
     assert tab.get_by_role("link", name=HOSTILE, exact=True).count() == 1
@@ -177,7 +183,7 @@ def test_a_hostile_title_renders_as_text(browser, site, screenshots):
 
 
 def test_the_index_links_to_topic_pages_and_sorts_by_momentum(browser, site, screenshots):
-    base, line = site
+    base, line, _ = site
     visit = Visit(browser, f"{base}/")
     tab = visit.tab
     assert tab.locator("li.topic").count() > 100
@@ -194,7 +200,7 @@ def test_the_index_links_to_topic_pages_and_sorts_by_momentum(browser, site, scr
 
 
 def test_an_unknown_topic_offers_the_closest_and_the_feed_is_atom(browser, site, screenshots):
-    base, _ = site
+    base, _, _ = site
     visit = Visit(browser, f"{base}/topics/rl-for-llm-agnets-and-more")
     tab = visit.tab
     assert visit.response.status == 404
@@ -205,3 +211,23 @@ def test_an_unknown_topic_offers_the_closest_and_the_feed_is_atom(browser, site,
     assert all("404" in error for error in visit.errors)
     feed = tab.request.get(f"{base}/topics/{RL}.atom")
     assert feed.status == 200 and b'<feed xmlns="http://www.w3.org/2005/Atom"' in feed.body()
+
+
+def test_a_search_follow_has_a_page_of_its_own(browser, site, screenshots):
+    base, _, line = site
+    address = f"{base}/follows/" + quote(parse_filter(SCRIPT_QUERY).slug, safe="")
+    visit = Visit(browser, address)
+    tab = visit.tab
+    assert visit.response.status == 200
+    # The query a chat typed is the heading, as text: nothing of it runs.
+    assert tab.locator("h1").inner_text() == 'Search: "<script>alert(1)</script>"'
+    assert tab.evaluate("document.scripts.length") == 0
+    assert tab.locator("section p.momentum").inner_text() == line
+    assert tab.locator("figure svg rect.bar").count() == 12
+    assert tab.get_by_role("link", name=HOSTILE, exact=True).count() == 1
+    assert tab.get_by_role("link", name="Follow in Telegram").count() == 0
+    assert tab.locator("p.typed code").inner_text() == f"/follow {SCRIPT_QUERY}"
+    feed = tab.get_by_role("link", name="Atom feed")
+    assert feed.get_attribute("href") == address.removeprefix(base) + ".atom"
+    visit.shoot(screenshots, "follow")
+    assert visit.errors == [] and visit.dialogs == []

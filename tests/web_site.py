@@ -12,6 +12,8 @@ from sqlmodel import Session
 
 from bot.health import start_health_server
 from bot.web import Site, web_app
+from digests.follows.filters import FollowFilter, parse_filter
+from digests.follows.service import store_filter
 from digests.pages.topic_pages import TopicPages
 from digests.topics.catalog import Catalog
 from tests.papers import seed_agent_papers
@@ -22,6 +24,15 @@ HOSTILE = "<script>alert(1)</script> & <b>bold</b> @everyone"
 
 def seed(engine: Engine, catalog: Catalog, *, now: datetime = NOW, count: int = 30) -> None:
     seed_agent_papers(engine, catalog, hostile=HOSTILE, now=now, count=count)
+
+
+def store_follow(engine: Engine, typed: str, *, now: datetime = NOW) -> FollowFilter:
+    """The filter `typed` (`query: …`) stored as /follow stores it, its papers tagged."""
+    follow = parse_filter(typed)
+    with Session(engine) as session:
+        store_filter(session, follow, now=now)
+        session.commit()
+    return follow
 
 
 @asynccontextmanager

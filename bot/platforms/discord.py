@@ -49,6 +49,8 @@ from digests.delivery.sending import (
     SendFailure,
     Transient,
 )
+from digests.feedback.keys import is_vote_data
+from digests.feedback.votes import Voter
 from digests.messages.chart_spec import CHART_KEY
 
 if TYPE_CHECKING:
@@ -95,12 +97,14 @@ class DiscordSender:
         channel = self.client.get_partial_messageable(int(address.chat_id))
         embeds = [discord.Embed.from_dict(embed) for embed in payload.get("embeds") or []]
         files = await self.chart_upload(int(address.chat_id), payload, embeds)
+        buttons = StoredButtons(payload["components"]) if payload.get("components") else None
         try:
             message = await channel.send(
                 content=payload.get("content"),
                 embeds=embeds,
                 files=files,
                 allowed_mentions=allowed_mentions(payload),
+                view=buttons,
             )
         except discord.Forbidden as error:
             if files and error.code == MISSING_PERMISSIONS:
@@ -126,6 +130,22 @@ class DiscordSender:
         if embeds:
             embeds[0].set_image(url=f"attachment://{CHART_FILE}")
         return [discord.File(io.BytesIO(png), filename=CHART_FILE)]
+
+
+class StoredButtons(discord.ui.View):
+    """A stored part's action rows, sent as they are. Not dispatchable, so discord.py keeps no
+    view per sent message (a digest a week for years would pile up): presses reach
+    `DigestClient.on_interaction`, which works the same after a restart."""
+
+    def __init__(self, rows: list[dict]) -> None:
+        super().__init__(timeout=None)
+        self.rows = rows
+
+    def to_components(self) -> list[dict]:
+        return self.rows
+
+    def is_dispatchable(self) -> bool:
+        return False
 
 
 def allowed_mentions(payload: dict) -> discord.AllowedMentions:
@@ -213,6 +233,13 @@ class DigestClient(discord.Client):
     async def on_guild_available(self, guild: discord.Guild) -> None:
         """Also at start: a server that added the bot back while it was offline."""
         await self.adapter.back_in_server(guild.id)
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """A button pressed: vote buttons go to the core; the tree answers the rest."""
+        if interaction.type is discord.InteractionType.component:
+            custom_id = str((interaction.data or {}).get("custom_id", ""))
+            if is_vote_data(custom_id):
+                await self.adapter.vote(interaction, custom_id)
 
 
 class DigestTree(app_commands.CommandTree):
@@ -543,6 +570,12 @@ class DiscordAdapter:
         else:
             text = "Discord did not take the digest yet; I will keep trying."
         await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+
+    async def vote(self, interaction: discord.Interaction, data: str) -> None:
+        """A 👍/👎 pressed: the core counts it; the toast is for the voter alone."""
+        voter = Voter("discord", str(interaction.channel_id), str(interaction.user.id))
+        answer = await asyncio.to_thread(self.services.vote, voter, data)
+        await answer_privately(interaction, answer.text)
 
     async def suggestions(
         self, interaction: discord.Interaction, argument: Argument, current: str

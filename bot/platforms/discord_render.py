@@ -6,7 +6,9 @@ embeds.
 
 A digest payload is JSON, stored with its delivery before anything is sent:
 `{"content": str | None, "embeds": [embed.to_dict(), ...]}`; the sender rebuilds the embeds
-with `discord.Embed.from_dict`. A spike alert may add `"mention_role_id": "123"`, the one role
+with `discord.Embed.from_dict`. A part showing papers adds `"components"`: action rows of
+👍/👎 buttons whose custom_id is the core's vote data (`digests.feedback.keys`). A spike alert
+may add `"mention_role_id": "123"`, the one role
 the sender then allows to be pinged; nothing else ever pings anyone.
 
 Packing: the first message's content is the digest's heading; each followed topic is an embed
@@ -35,10 +37,11 @@ import discord
 from discord.utils import escape_markdown, escape_mentions
 
 from digests.chat.commands import Reply
+from digests.feedback.keys import DOWN, UP, vote_data
 from digests.messages.alert import SpikeAlert, alert_chart
 from digests.messages.chart_spec import CHART_KEY, digest_chart
 from digests.messages.digest import Digest
-from digests.messages.layout import alert_layout, clean_text, digest_layout, link_url
+from digests.messages.layout import PaperVote, alert_layout, clean_text, digest_layout, link_url
 from digests.messages.layout import utf16_size as size
 
 CONTENT_LIMIT = 2000
@@ -49,6 +52,10 @@ MESSAGE_EMBEDS = 10
 URL_LIMIT = 300
 REPLY_LINE_LIMIT = 900  # characters before escaping, so an escaped line stays below 2,000
 COLOR = 0x4F7DF3
+# Discord takes 5 action rows of 5 buttons a message: two papers' 👍/👎 to a row.
+PAPERS_PER_ROW = 2
+PAPERS_PER_MESSAGE = 5 * PAPERS_PER_ROW
+VOTE_TOPIC_CHARS = 40  # of a button's 80-character label
 ZWSP = "\u200b"
 # "<@id>", "<@&id>", "<#id>", "</cmd:id>", "<:emoji:id>", "<t:time>": Discord's inline syntax.
 _MENTION_SYNTAX = re.compile(r"<(?=[@#/:]|a:|t:)")
@@ -120,8 +127,8 @@ def render_digest(digest: Digest, *, title: str, public_url: str | None = None) 
     layout = digest_layout(digest, title, MARKUP, public_url=public_url)
     packer = _Packer()
     for section in layout.sections:
-        for block in section.blocks:
-            packer.add(section.name, block, url=section.url)
+        for block, vote in zip(section.blocks, section.votes, strict=True):
+            packer.add(section.name, block, vote, url=section.url)
         packer.end_section()
     payloads = packer.payloads()
     payloads[0]["content"] = " · ".join(layout.heading)
@@ -134,10 +141,37 @@ def render_digest(digest: Digest, *, title: str, public_url: str | None = None) 
 class _Message:
     embeds: list[discord.Embed] = field(default_factory=list)
     used: int = 0  # embed characters so far
+    votes: list[PaperVote] = field(default_factory=list)  # its papers, given 👍/👎 buttons
 
-    def has_room(self, extra: int, new_embed: bool) -> bool:
+    def has_room(self, extra: int, new_embed: bool, vote: PaperVote | None = None) -> bool:
         count_ok = not new_embed or len(self.embeds) < MESSAGE_EMBEDS
-        return count_ok and self.used + extra <= MESSAGE_EMBED_CHARS
+        votes_ok = vote is None or len(self.votes) < PAPERS_PER_MESSAGE
+        return count_ok and votes_ok and self.used + extra <= MESSAGE_EMBED_CHARS
+
+    def payload(self) -> dict:
+        payload = {"content": None, "embeds": [embed.to_dict() for embed in self.embeds]}
+        if self.votes:
+            payload["components"] = vote_rows(self.votes)
+        return payload
+
+
+def vote_rows(votes: list[PaperVote]) -> list[dict]:
+    """Action rows of 👍/👎 buttons, two papers to a row, labelled with each paper's number
+    (and its topic, when the message shows papers of several topics)."""
+    several = len({vote.topic for vote in votes}) > 1
+    buttons = []
+    for vote in votes:
+        topic = f" · {clean_text(vote.topic, VOTE_TOPIC_CHARS)}" if several else ""
+        for value, thumb in ((UP, "👍"), (DOWN, "👎")):
+            label = f"{thumb} {vote.number}{topic}"
+            buttons.append(
+                {"type": 2, "style": 2, "label": label, "custom_id": vote_data(vote.key, value)}
+            )
+    per_row = 2 * PAPERS_PER_ROW
+    return [
+        {"type": 1, "components": buttons[start : start + per_row]}
+        for start in range(0, len(buttons), per_row)
+    ]
 
 
 class _Packer:
@@ -147,37 +181,36 @@ class _Packer:
         self.messages = [_Message()]
         self.embed: discord.Embed | None = None  # the open embed, last in the last message
 
-    def add(self, name: str, piece: str, *, url: str = "") -> None:
+    def add(self, name: str, piece: str, vote: PaperVote | None = None, *, url: str = "") -> None:
         message, embed = self.messages[-1], self.embed
         joined = f"\n\n{piece}"
         if (
             embed is not None
             and size(embed.description + joined) <= DESCRIPTION_LIMIT
-            and message.has_room(size(joined), new_embed=False)
+            and message.has_room(size(joined), new_embed=False, vote=vote)
         ):
             embed.description += joined
             message.used += size(joined)
+            message.votes += [vote] if vote else []
             return
         title = name if embed is None else f"{name} (continued)"
         embed = discord.Embed(
             title=title[:TITLE_LIMIT], description=piece, color=COLOR, url=url or None
         )
         extra = size(embed.title) + size(piece)
-        if message.embeds and not message.has_room(extra, new_embed=True):
+        if message.embeds and not message.has_room(extra, new_embed=True, vote=vote):
             message = _Message()
             self.messages.append(message)
         message.embeds.append(embed)
         message.used += extra
+        message.votes += [vote] if vote else []
         self.embed = embed
 
     def end_section(self) -> None:
         self.embed = None
 
     def payloads(self) -> list[dict]:
-        return [
-            {"content": None, "embeds": [embed.to_dict() for embed in message.embeds]}
-            for message in self.messages
-        ]
+        return [message.payload() for message in self.messages]
 
 
 # --- spike alerts ----------------------------------------------------------------------------
@@ -188,8 +221,8 @@ def render_alert(alert: SpikeAlert, *, mention_role_id: str = "") -> list[dict]:
     with the evidence, sparkline and the papers driving the rise."""
     layout = alert_layout(alert, MARKUP)
     packer = _Packer()
-    for block in layout.blocks:
-        packer.add(f"{layout.name} is spiking", block)
+    for block, vote in zip(layout.blocks, layout.votes, strict=True):
+        packer.add(f"{layout.name} is spiking", block, vote)
     payloads = packer.payloads()
     role = f"<@&{mention_role_id}> " if mention_role_id.isdigit() else ""
     payloads[0]["content"] = role + layout.headline

@@ -84,9 +84,12 @@ from digests.delivery.sending import (
     SendFailure,
     Transient,
 )
+from digests.feedback.keys import is_vote_data
+from digests.feedback.votes import Voter
 from digests.messages.alert import SpikeAlert
 from digests.messages.chart_spec import CHART_KEY
 from digests.messages.digest import Digest
+from digests.messages.layout import clean_text
 from digests.usecases import UseCases
 
 if TYPE_CHECKING:
@@ -559,6 +562,9 @@ class TelegramAdapter:
             if query is not None:
                 await query.answer()
             return
+        if is_vote_data(query.data or ""):
+            await self._on_vote(query, message)
+            return
         topics = self.services.commands.catalog.topics
         known = [*self._offered.values(), *(topic.slug for topic in topics)]
         parsed = telegram_render.parse_choice_data(query.data or "", known)
@@ -584,6 +590,12 @@ class TelegramAdapter:
         await self._edit(message, reply)
         if reply.digest is not None:
             self.app.create_task(self._send_digest(caller, reply), update=update)
+
+    async def _on_vote(self, query, message: Message) -> None:
+        voter = Voter(PLATFORM, str(message.chat.id), str(query.from_user.id), thread_of(message))
+        answer = await asyncio.to_thread(self.services.vote, voter, query.data)
+        text = clean_text(answer.text, telegram_render.ANSWER_LIMIT)
+        await query.answer(text, show_alert=not answer.ok)
 
     async def _edit(self, message, reply: Reply) -> None:
         options = send_options(self._reply_payload(reply), self.app.bot)

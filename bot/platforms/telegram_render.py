@@ -30,16 +30,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from digests.chat.commands import Choice, Reply
+from digests.feedback.keys import DOWN, UP, vote_data
 from digests.messages.alert import SpikeAlert, alert_chart
 from digests.messages.chart_spec import CHART_KEY, digest_chart
-from digests.messages.digest import Digest
-from digests.messages.layout import alert_layout, clean_text, digest_layout, utf16_size
+from digests.messages.digest import Digest, shorten
+from digests.messages.layout import PaperVote, alert_layout, clean_text, digest_layout, utf16_size
 
 MESSAGE_LIMIT = 4096  # Telegram's limit for a message's text
 CAPTION_LIMIT = 1024  # and for a photo's caption
 CALLBACK_DATA_LIMIT = 64  # bytes
 ANSWER_LIMIT = 200  # characters of a callback query's answer
 PREVIEW_OFF = {"is_disabled": True}
+# Telegram takes up to 100 buttons in a keyboard: two per paper.
+PAPERS_PER_MESSAGE = 50
+VOTE_TOPIC_CHARS = 24
 WORD_JOINER = "\u2060"  # invisible, and Telegram keeps it (it strips only U+2028..U+202E)
 
 # Where Telegram's parser (TDLib match_bot_commands / match_mentions) would start a command or
@@ -97,6 +101,13 @@ class _Block:
 
     html: str
     resume: str = ""
+    vote: PaperVote | None = None  # its paper, given 👍/👎 buttons under the message
+
+
+@dataclass
+class _Part:
+    html: str
+    votes: list[PaperVote]
 
 
 def render_digest(digest: Digest, *, title: str, public_url: str | None = None) -> list[dict]:
@@ -109,8 +120,11 @@ def render_digest(digest: Digest, *, title: str, public_url: str | None = None) 
     blocks = [] if chart else [_Block(heading)]
     for section in layout.sections:
         resume = f"{MARKUP.strong(section.name)} (continued)"
-        blocks += [_Block(text, resume if n else "") for n, text in enumerate(section.blocks)]
-    messages = [message(text) for text in _pack(blocks)]
+        blocks += [
+            _Block(text, resume if n else "", vote)
+            for n, (text, vote) in enumerate(zip(section.blocks, section.votes, strict=True))
+        ]
+    messages = [_with_buttons(part) for part in _pack(blocks)]
     return [{**message(heading), CHART_KEY: chart}, *messages] if chart else messages
 
 
@@ -118,26 +132,53 @@ def render_alert(alert: SpikeAlert) -> list[dict]:
     """A spike alert: the 12-week chart as a photo with the headline, then the papers."""
     layout = alert_layout(alert, MARKUP)
     photo = {**message(layout.headline), CHART_KEY: alert_chart(alert)}
-    return [photo] + [message(text) for text in _pack(_Block(text) for text in layout.blocks)]
+    pieces = zip(layout.blocks, layout.votes, strict=True)
+    return [photo] + [_with_buttons(part) for part in _pack(_Block(t, vote=v) for t, v in pieces)]
 
 
-def _pack(blocks: Iterable[_Block]) -> list[str]:
-    """Blocks joined by blank lines into as few messages as fit, in order."""
-    messages: list[str] = []
-    current = ""
+def _pack(blocks: Iterable[_Block]) -> list[_Part]:
+    """Blocks joined by blank lines into as few messages as fit, in order, each with at most
+    `PAPERS_PER_MESSAGE` papers to vote on."""
+    parts: list[_Part] = []
+    current: _Part | None = None
     for block in blocks:
-        if current and utf16_size(f"{current}\n\n{block.html}") <= MESSAGE_LIMIT:
-            current = f"{current}\n\n{block.html}"
+        votes = [block.vote] if block.vote else []
+        joined = f"{current.html}\n\n{block.html}" if current else ""
+        room = current is not None and len(current.votes) + len(votes) <= PAPERS_PER_MESSAGE
+        if current and room and utf16_size(joined) <= MESSAGE_LIMIT:
+            current.html = joined
+            current.votes += votes
             continue
         if current:
-            messages.append(current)
-        current = block.html
-        if messages and block.resume:
+            parts.append(current)
+        current = _Part(block.html, votes)
+        if parts and block.resume:
             resumed = f"{block.resume}\n\n{block.html}"
-            current = resumed if utf16_size(resumed) <= MESSAGE_LIMIT else current
+            current.html = resumed if utf16_size(resumed) <= MESSAGE_LIMIT else current.html
     if current:
-        messages.append(current)
-    return messages
+        parts.append(current)
+    return parts
+
+
+def _with_buttons(part: _Part) -> dict:
+    """A message and its one inline keyboard: a row per paper, 👍 and 👎 labelled with the
+    paper's number (and its topic, when the message shows papers of several topics)."""
+    payload = message(part.html)
+    if not part.votes:
+        return payload
+    several = len({vote.topic for vote in part.votes}) > 1
+    rows = []
+    for vote in part.votes:
+        topic = f" · {shorten(vote.topic, VOTE_TOPIC_CHARS)}" if several else ""
+        label = f"{vote.number}{topic}"
+        rows.append(
+            [
+                {"text": f"👍 {label}", "callback_data": vote_data(vote.key, UP)},
+                {"text": f"👎 {label}", "callback_data": vote_data(vote.key, DOWN)},
+            ]
+        )
+    payload["reply_markup"] = {"inline_keyboard": rows}
+    return payload
 
 
 # --- command replies -------------------------------------------------------------------------

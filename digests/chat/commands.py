@@ -26,6 +26,7 @@ from digests.delivery.schedule import (
     schedule_text,
     suggest_timezones,
 )
+from digests.feedback.votes import channel_feedback, forget
 from digests.follows.categories import suggest_categories
 from digests.follows.filters import (
     LABELS,
@@ -400,6 +401,7 @@ class CommandService:
             since=until - timedelta(days=days - 1),
             until=until,
             per_topic_cap=self.per_topic_cap,
+            feedback=channel_feedback(session, channel_id),
         )
 
     def _schedule(self, session: Session, caller: Caller, argument: str) -> Reply:
@@ -422,6 +424,17 @@ class CommandService:
             channel.alert_role_id = role
             return Reply("Spike alerts are on and will mention the chosen role.")
         return Reply(f"Spike alerts are {switch}.")
+
+    def _forget(self, session: Session, caller: Caller, argument: str) -> Reply:
+        channel = self._channel(session, caller)
+        deleted = forget(session, channel.id)
+        if not deleted:
+            return Reply("This chat has no votes to forget; its buttons are reset all the same.")
+        votes = "1 vote" if deleted == 1 else f"{deleted:,} votes"
+        return Reply(
+            f"Forgot this chat's {votes}: digests are no longer ranked or filtered by them, "
+            "and buttons on earlier messages no longer count."
+        )
 
     def _help(self, session: Session, caller: Caller, argument: str) -> Reply:
         lines = [
@@ -606,6 +619,12 @@ COMMANDS: dict[str, Command] = {
                     "role", "A role to mention when a topic spikes", required=False, kind="role"
                 ),
             ),
+        ),
+        Command(
+            "forget",
+            "delete every 👍/👎 vote of this chat, and what they changed in its digests",
+            CommandService._forget,
+            admins_only=True,
         ),
         Command("help", "what I can do", CommandService._help),
     )

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
 from sqlmodel import Session
 
+from digests.feedback.votes import ChannelFeedback, feedback_of_channels
 from digests.messages.alert import SpikeAlert, alert_period_key, build_alerts
 from digests.signals.spikes import SpikeDecision, SpikeSettings, record, scan
 from digests.store import channels, follow_filters
@@ -51,8 +52,19 @@ def plan_alerts(
         alerts = build_alerts(session, [*catalog.topics, *filters], alerting, as_of=as_of)
         for alert in alerts:
             subscribers = channels.alert_subscribers(session, alert.topic.slug, platforms)
+            votes = feedback_of_channels(session, [channel_id for channel_id, _, _ in subscribers])
             for channel_id, platform, role in subscribers:
                 key = alert_period_key(alert.topic.slug, as_of)
-                planned.append(PlannedAlert(channel_id, platform, role, key, alert))
+                seen = without_off_topic(alert, votes.get(channel_id))
+                planned.append(PlannedAlert(channel_id, platform, role, key, seen))
     record(session, decisions, now=now)
     return decisions, planned
+
+
+def without_off_topic(alert: SpikeAlert, feedback: ChannelFeedback | None) -> SpikeAlert:
+    """The alert as a channel sees it: without the papers it voted off the topic."""
+    if feedback is None or not feedback.hidden:
+        return alert
+    slug = alert.topic.slug
+    kept = tuple(e for e in alert.papers if (e.paper.arxiv_id, slug) not in feedback.hidden)
+    return replace(alert, papers=kept)

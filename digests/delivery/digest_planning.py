@@ -20,6 +20,7 @@ from digests.delivery.due import (
     split_due,
     weekdays_due_between,
 )
+from digests.feedback.votes import channel_feedback, feedback_of_channels
 from digests.follows.filters import FollowFilter
 from digests.messages.digest import Digest
 from digests.messages.reports import build_digest
@@ -117,13 +118,17 @@ def plan_digests(
 ) -> list[PlannedDigest]:
     """Compose each due channel's digest; channels following the same topics share one."""
     platforms = channels.platforms_of(session, [channel_id for channel_id, _ in due])
+    votes = feedback_of_channels(session, platforms)
     composed: dict[tuple, Digest] = {}
     planned = []
     for channel_id, occurrence in due:
         topics = followed_topics(session, catalog, channel_id, occurrence.kind)
         if not topics:
             continue
+        feedback = votes.get(channel_id)
         key = (tuple(t.slug for t in topics), occurrence.period_start, occurrence.period_end)
+        if feedback is not None:  # its votes make its digest its own
+            key += (channel_id,)
         if key not in composed:
             composed[key] = build_digest(
                 session,
@@ -131,6 +136,7 @@ def plan_digests(
                 since=occurrence.period_start,
                 until=occurrence.period_end,
                 per_topic_cap=per_topic_cap,
+                feedback=feedback,
             )
         planned.append(PlannedDigest(channel_id, platforms[channel_id], occurrence, composed[key]))
     return planned
@@ -157,6 +163,7 @@ def plan_instant(
             until=now.date(),
             per_topic_cap=per_topic_cap,
             tagged_after=since,
+            feedback=channel_feedback(session, channel_id),
         )
         if not digest.is_empty:
             occurrence = Occurrence(

@@ -55,8 +55,8 @@ class FollowFilter:
 
     @property
     def spec(self) -> str:
-        """What to type to follow it again."""
-        return f"{self.kind}: {self.shown}"
+        """What to type to follow it again (a category's name is shown, not typed)."""
+        return f"{self.kind}: {self.definition if self.kind == 'category' else self.shown}"
 
     def topic(self) -> TopicDef:
         return TopicDef(self.slug, self.name, f"papers matching {self.spec}")

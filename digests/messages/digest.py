@@ -8,7 +8,7 @@ Renderers (plain text, Discord, Telegram) turn a `Digest` into messages.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
@@ -55,6 +55,7 @@ class Digest:
     period_start: date
     period_end: date  # inclusive
     sections: tuple[DigestSection, ...]  # one per followed topic, in follow order
+    note: str = ""  # how a channel's votes ranked it: "Ranked by this channel's 14 votes"
 
     @property
     def paper_count(self) -> int:
@@ -72,8 +73,16 @@ def compose_digest(
     period_start: date,
     period_end: date,
     per_topic_cap: int = 5,
+    *,
+    hidden: Collection[tuple[str, str]] = frozenset(),
+    preference: Mapping[str, float] | None = None,
+    note: str = "",
 ) -> Digest:
-    """Group `papers` under `followed` topics; `momenta` is keyed by topic slug."""
+    """Group `papers` under `followed` topics; `momenta` is keyed by topic slug.
+
+    A channel's votes adjust it: `hidden` (arXiv id, slug) pairs are left out of that topic,
+    and `preference` (arXiv id -> the channel model's score) ranks each topic's papers first.
+    """
     if period_end < period_start:
         raise ValueError(f"period ends ({period_end}) before it starts ({period_start})")
     topics = _unique_topics(followed)
@@ -83,7 +92,8 @@ def compose_digest(
     order = {topic.slug: index for index, topic in enumerate(topics)}
     placed: dict[str, list[tuple[DigestPaper, tuple[str, ...]]]] = {s: [] for s in order}
     for paper in _merge_duplicates(papers):
-        matched = sorted((s for s in paper.scores if s in order), key=order.__getitem__)
+        matched = [s for s in paper.scores if s in order and (paper.arxiv_id, s) not in hidden]
+        matched.sort(key=order.__getitem__)
         if not matched:
             continue
         # max() keeps the first of equal scores, so ties go to the earlier-followed topic.
@@ -91,9 +101,10 @@ def compose_digest(
         also_in = tuple(topics[order[slug]].name for slug in matched if slug != home)
         placed[home].append((paper, also_in))
     sections = tuple(
-        _section(topic, placed[topic.slug], momenta[topic.slug], per_topic_cap) for topic in topics
+        _section(topic, placed[topic.slug], momenta[topic.slug], per_topic_cap, preference or {})
+        for topic in topics
     )
-    return Digest(period_start, period_end, sections)
+    return Digest(period_start, period_end, sections, note if preference else "")
 
 
 def authors_line(authors: Sequence[str], shown: int = 3) -> str:
@@ -132,8 +143,11 @@ def _section(
     papers: list[tuple[DigestPaper, tuple[str, ...]]],
     momentum: Momentum,
     cap: int,
+    preference: Mapping[str, float],
 ) -> DigestSection:
-    papers.sort(key=lambda item: _rank(item[0], topic.slug))
+    papers.sort(
+        key=lambda item: (-preference.get(item[0].arxiv_id, 0.0), *_rank(item[0], topic.slug))
+    )
     shown = papers[: max(cap, 0)]
     entries = tuple(
         DigestEntry(paper, also_in, authors_line(paper.authors), gist(paper.abstract))

@@ -23,9 +23,10 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import quote
 
+from digests.feedback.keys import vote_key
 from digests.messages.digest import Digest, DigestEntry, DigestSection, shorten
+from digests.pages.addresses import Period, page_url
 from digests.papers.records import abs_url
 from digests.signals.momentum import MONTHS, histogram_lines, papers_text, share_text, sparkline
 from digests.signals.spikes import evidence_text, shares_text
@@ -94,11 +95,22 @@ class SectionLayout:
     name: str  # the topic's name, escaped
     blocks: tuple[str, ...]  # the header with the first paper, then one block per paper
     url: str = ""  # the topic's web page, when PUBLIC_URL is set
+    votes: tuple[PaperVote | None, ...] = ()  # each block's paper, for its vote buttons
+
+
+@dataclass(frozen=True)
+class PaperVote:
+    """The paper of a block, for a platform's 👍/👎 buttons: its number in the text, the key
+    its buttons carry (`digests.feedback.keys`) and its topic's name (clean, not escaped)."""
+
+    number: int
+    key: str
+    topic: str
 
 
 @dataclass(frozen=True)
 class DigestLayout:
-    heading: tuple[str, ...]  # the title, then the period and counts
+    heading: tuple[str, ...]  # the title, then the period and counts (and how it was ranked)
     sections: tuple[SectionLayout, ...]
 
 
@@ -107,6 +119,7 @@ class AlertLayout:
     name: str  # the topic's name, escaped
     headline: str  # "Spike: …"
     blocks: tuple[str, ...]  # the evidence, then the papers (the first under their heading)
+    votes: tuple[PaperVote | None, ...] = ()  # each block's paper, for its vote buttons
 
 
 def digest_layout(
@@ -118,13 +131,16 @@ def digest_layout(
     public_url: str | None = None,
 ) -> DigestLayout:
     """The digest's lines in `markup`; `histogram` adds the 12 weekly bars under each header;
-    with `public_url` each topic's name and "+N more" link to the topic's web page."""
+    with `public_url` each topic's name and "+N more" link to the topic's (or the follow
+    filter's) web page showing the digest's period."""
     heading = markup.escape(clean_text(title, HEADING_LIMIT)) or "Research digest"
     summary = f"{period_text(digest.period_start, digest.period_end)} · {_counts(digest)}"
+    period = Period(digest.period_start, digest.period_end)
     sections = tuple(
-        _section(section, markup, histogram, public_url) for section in digest.sections
+        _section(section, markup, histogram, public_url, period) for section in digest.sections
     )
-    return DigestLayout((markup.strong(heading), summary), sections)
+    note = (_line(digest.note, markup),) if digest.note else ()
+    return DigestLayout((markup.strong(heading), summary, *note), sections)
 
 
 def alert_layout(alert: SpikeAlert, markup: Markup, *, histogram: bool = False) -> AlertLayout:
@@ -141,7 +157,11 @@ def alert_layout(alert: SpikeAlert, markup: Markup, *, histogram: bool = False) 
         for number, entry in enumerate(alert.papers, start=1)
     ]
     spike = f"{markup.strong('Spike:')} {_line(headline(alert), markup)}"
-    return AlertLayout(_topic_name(alert.topic.name, markup), spike, tuple(blocks))
+    topic = clean_text(alert.topic.name, FULL.name)
+    votes = [None] * (len(blocks) - len(alert.papers))
+    votes += [_vote(n, e, alert.topic.slug, topic) for n, e in enumerate(alert.papers, start=1)]
+    name = _topic_name(alert.topic.name, markup)
+    return AlertLayout(name, spike, tuple(blocks), tuple(votes))
 
 
 def headline(alert: SpikeAlert) -> str:
@@ -163,11 +183,6 @@ def headline(alert: SpikeAlert) -> str:
     ratio = alert.decision.share_ratio
     grown = f" ×{ratio:.1f}" if ratio else ""
     return f"{name} is up{grown} as a share of all new papers — {papers}{share}"
-
-
-def topic_page_url(public_url: str, slug: str) -> str:
-    """A topic's page on the web (`bot/web.py` serves it)."""
-    return f"{public_url.rstrip('/')}/topics/{quote(slug, safe='')}"
 
 
 def link_url(url: str, arxiv_id: str, limit: int = URL_LIMIT, refused: str = "") -> str:
@@ -246,10 +261,14 @@ def _counts(digest: Digest) -> str:
 
 
 def _section(
-    section: DigestSection, markup: Markup, histogram: bool, public_url: str | None
+    section: DigestSection,
+    markup: Markup,
+    histogram: bool,
+    public_url: str | None,
+    period: Period,
 ) -> SectionLayout:
     name = _topic_name(section.topic.name, markup)
-    url = topic_page_url(public_url, section.topic.slug) if public_url else ""
+    url = page_url(public_url, section.topic.slug, period) if public_url else ""
     header = [
         markup.topic_line(markup.link(name, url) if url else name),
         _line(section.momentum.line, markup),
@@ -259,7 +278,7 @@ def _section(
         header += [markup.indent + line for line in histogram_lines(section.momentum.weekly)]
     head = "\n".join(line for line in header if line)
     if not section.entries:
-        return SectionLayout(name, (f"{head}\nNo new papers in this period.",), url)
+        return SectionLayout(name, (f"{head}\nNo new papers in this period.",), url, (None,))
     last = len(section.entries)
     blocks = tuple(
         _paper_block(
@@ -272,7 +291,16 @@ def _section(
         )
         for number, entry in enumerate(section.entries, start=1)
     )
-    return SectionLayout(name, blocks, url)
+    topic = clean_text(section.topic.name, FULL.name)
+    votes = tuple(
+        _vote(number, entry, section.topic.slug, topic)
+        for number, entry in enumerate(section.entries, start=1)
+    )
+    return SectionLayout(name, blocks, url, votes)
+
+
+def _vote(number: int, entry: DigestEntry, slug: str, topic: str) -> PaperVote:
+    return PaperVote(number, vote_key(entry.paper.arxiv_id, slug), topic)
 
 
 def _paper(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
+from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
@@ -12,6 +13,9 @@ from digests.signals.momentum import HISTOGRAM_WEEKS, Momentum, compute_momentum
 from digests.store import repo
 from digests.store.models import Paper
 from digests.topics.catalog import TopicDef
+
+if TYPE_CHECKING:
+    from digests.feedback.votes import ChannelFeedback
 
 # A paper announced late in a period may be tagged after the period's digest went out; it is
 # still news the week after, but a paper first published long before is not.
@@ -65,10 +69,12 @@ def build_digest(
     until: date,
     per_topic_cap: int = 5,
     tagged_after: datetime | None = None,
+    feedback: ChannelFeedback | None = None,
 ) -> Digest:
     """The digest for `followed` topics over the days since..until (inclusive).
 
-    `tagged_after` narrows it to papers tagged after that moment (instant deliveries).
+    `tagged_after` narrows it to papers tagged after that moment (instant deliveries);
+    `feedback`, a channel's votes, hides its off-topic papers and ranks by its model.
     """
     rows = repo.topic_rows(session)
     known = [topic for topic in followed if topic.slug in rows]
@@ -86,4 +92,19 @@ def build_digest(
     ]
     momenta = topic_momenta(session, followed, as_of=until)
     refs = [TopicRef(topic.slug, topic.name) for topic in followed]
-    return compose_digest(refs, papers, momenta, since, until, per_topic_cap=per_topic_cap)
+    hidden, preference, note = frozenset(), None, ""
+    if feedback is not None:
+        hidden, note = feedback.hidden, feedback.note
+        if feedback.model is not None:
+            preference = {paper.arxiv_id: feedback.model.score(paper) for paper in papers}
+    return compose_digest(
+        refs,
+        papers,
+        momenta,
+        since,
+        until,
+        per_topic_cap=per_topic_cap,
+        hidden=hidden,
+        preference=preference,
+        note=note,
+    )

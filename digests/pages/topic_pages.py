@@ -1,10 +1,11 @@
-"""What the web pages show, read from the store: the topic index and one topic's page.
+"""What the web pages show, read from the store: the topic index, one topic's page, and the
+page of a follow filter (a search, an author, a category), which reads like a topic's.
 
 Momentum is computed for every topic at once (`topic_momenta`, the numbers and wording the
 chats get) and kept for `KEPT_FOR`, as is each topic's paper count: both change only when
 papers are ingested or re-tagged, and recomputing them on every request would cost a scan of
 twelve weeks of tags, or of all the topic's tags. A topic's papers are read on each request, a
-page at a time, from an index.
+page at a time, from an index; with a period, the papers a digest of that period counted.
 """
 
 from __future__ import annotations
@@ -12,16 +13,19 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
 from sqlmodel import Session
 
-from digests.messages.layout import clean_text, link_url, long_date
-from digests.messages.reports import topic_momenta
+from digests.follows.filters import FollowFilter
+from digests.messages.digest import TopicRef
+from digests.messages.layout import clean_text, link_url, long_date, period_text
+from digests.messages.reports import NEWS_AGE_DAYS, day_end, day_start, topic_momenta
+from digests.pages.addresses import Period, page_path
 from digests.pages.charts import Chart, sparkline_chart, weekly_chart
 from digests.signals.momentum import Momentum
-from digests.store import pages, repo
+from digests.store import follow_filters, pages, repo
 from digests.store.models import Paper
 from digests.store.unit_of_work import SessionFactory
 from digests.topics.catalog import Catalog, TopicDef, UnknownTopic
@@ -36,12 +40,6 @@ RISING_FLOOR = 5
 
 
 @dataclass(frozen=True)
-class TopicLink:
-    slug: str
-    name: str
-
-
-@dataclass(frozen=True)
 class PaperItem:
     arxiv_id: str
     title: str
@@ -53,7 +51,7 @@ class PaperItem:
     authors: tuple[str, ...]  # every author, for the feed
     authors_line: str  # "A. One, B. Two, C. Three +5"
     abstract: str
-    topics: tuple[TopicLink, ...]
+    topics: tuple[TopicRef, ...]
 
 
 @dataclass(frozen=True)
@@ -64,15 +62,29 @@ class TopicSummary:
     momentum: Momentum
     sparkline: Chart
 
+    @property
+    def path(self) -> str:
+        return page_path(self.slug)
+
 
 @dataclass(frozen=True)
 class TopicPage:
     topic: TopicSummary
     chart: Chart
     papers: tuple[PaperItem, ...]
-    total: int  # papers of the topic, all pages
+    total: int  # papers of the topic (of the period, with one), all pages
     page: int
     pages: int
+    period: Period | None = None
+    typed: str = ""  # a follow filter's page: what a chat types to follow it
+
+    @property
+    def period_text(self) -> str:
+        return period_text(self.period.start, self.period.end) if self.period else ""
+
+    def page_query(self, number: int) -> str:
+        """The query string of page `number` of the same list."""
+        return f"?{self.period.query}&page={number}" if self.period else f"?page={number}"
 
 
 class PageOutOfRange(LookupError):
@@ -81,6 +93,10 @@ class PageOutOfRange(LookupError):
     def __init__(self, page: int, last: int) -> None:
         super().__init__(f"page {page:,} is past the last page, {last:,}")
         self.last = last
+
+
+class UnknownFollow(LookupError):
+    """No stored follow filter has the slug (never followed, or unfollowed by all)."""
 
 
 class TopicPages:
@@ -113,36 +129,73 @@ class TopicPages:
             topics.sort(key=lambda summary: trending_key(summary.momentum), reverse=True)
         return topics
 
-    def topic(self, slug: str, *, page: int, now: datetime) -> TopicPage:
-        """One page of a topic's papers, newest first; raises `UnknownTopic` or
-        `PageOutOfRange`."""
+    def topic(
+        self, slug: str, *, page: int, now: datetime, period: Period | None = None
+    ) -> TopicPage:
+        """One page of a topic's papers, newest first (of `period`, with one); raises
+        `UnknownTopic` or `PageOutOfRange`."""
         topic = self.find(slug)
-        momentum = self.momenta(now)[topic.slug]
+        return self._page(topic, self.momenta(now)[topic.slug], page, now, period)
+
+    def follow(
+        self, slug: str, *, page: int, now: datetime, period: Period | None = None
+    ) -> TopicPage:
+        """A follow filter's page, read as a topic's; raises `UnknownFollow` or
+        `PageOutOfRange`."""
+        with self.session_factory() as session:
+            follow = follow_filters.by_slug(session, [slug]).get(slug)
+        if follow is None:
+            raise UnknownFollow(slug)
+        topic = follow.topic()
+        momentum = self.momenta(now, including=topic.slug).get(topic.slug)
+        if momentum is None:  # unfollowed by its last chat a moment ago
+            raise UnknownFollow(slug)
+        found = self._page(topic, momentum, page, now, period)
+        return replace(found, typed=typed_follow(follow))
+
+    def _page(
+        self, topic: TopicDef, momentum: Momentum, page: int, now: datetime, period: Period | None
+    ) -> TopicPage:
+        offset = (page - 1) * self.per_page
         with self.session_factory() as session:
             rows = repo.topic_rows(session)
             row = rows.get(topic.slug)
-            total = self._total(session, row.id, now) if row else 0
+            found, total = [], 0
+            if row and period:
+                found, total = pages.period_topic_papers(
+                    session,
+                    row.id,
+                    tagged_from=day_start(period.start),
+                    tagged_to=day_end(period.end),
+                    published_from=period.start - timedelta(days=NEWS_AGE_DAYS),
+                    offset=offset,
+                    limit=self.per_page,
+                )
+            elif row:
+                total = self._total(session, row.id, now)
+                if offset < total:
+                    found = pages.latest_topic_papers(
+                        session, row.id, offset=offset, limit=self.per_page
+                    )
             last = max(1, math.ceil(total / self.per_page))
             if page > last:
                 raise PageOutOfRange(page, last)
-            offset = (page - 1) * self.per_page
-            found = (
-                pages.latest_topic_papers(session, row.id, offset=offset, limit=self.per_page)
-                if row
-                else []
-            )
             items = _paper_items(session, found, self._links(rows))
-        summary = _summary(topic, momentum)
-        return TopicPage(summary, weekly_chart(momentum.weekly), items, total, page, last)
+        chart = weekly_chart(momentum.weekly)
+        return TopicPage(_summary(topic, momentum), chart, items, total, page, last, period)
 
-    def momenta(self, now: datetime) -> dict[str, Momentum]:
-        """Every topic's momentum as of `now`'s day, at most `KEPT_FOR` old."""
+    def momenta(self, now: datetime, *, including: str = "") -> dict[str, Momentum]:
+        """Every topic's and stored filter's momentum as of `now`'s day, at most `KEPT_FOR`
+        old; computed afresh when the filter `including` names is newer than that."""
         with self._lock:
             held = self._momenta
-            if held and held[0] == now.date() and now - held[1] < KEPT_FOR:
+            fresh = held and held[0] == now.date() and now - held[1] < KEPT_FOR
+            if fresh and (not including or including in held[2]):
                 return held[2]
             with self.session_factory() as session:
-                momenta = topic_momenta(session, self.catalog.topics, as_of=now.date())
+                filters = [follow.topic() for _, follow in follow_filters.all_filters(session)]
+                topics = [*self.catalog.topics, *filters]
+                momenta = topic_momenta(session, topics, as_of=now.date())
             self._momenta = (now.date(), now, momenta)
             return momenta
 
@@ -155,10 +208,10 @@ class TopicPages:
         self._totals[topic_id] = (now, total)
         return total
 
-    def _links(self, rows: dict[str, repo.TopicRow]) -> dict[int, TopicLink]:
+    def _links(self, rows: dict[str, repo.TopicRow]) -> dict[int, TopicRef]:
         """Stored topic ids that are still in the catalog, as links."""
         return {
-            row.id: TopicLink(row.slug, self.catalog.get(row.slug).name)
+            row.id: TopicRef(row.slug, self.catalog.get(row.slug).name)
             for row in rows.values()
             if row.slug in self._slugs
         }
@@ -177,8 +230,14 @@ def authors_line(authors: Sequence[str], shown: int = AUTHORS_SHOWN) -> str:
     return f"{line} +{len(names) - shown}" if len(names) > shown else line
 
 
-def suggestions(error: UnknownTopic) -> list[TopicLink]:
-    return [TopicLink(topic.slug, topic.name) for topic in error.suggestions]
+def typed_follow(follow: FollowFilter) -> str:
+    """What a chat types to follow the filter, e.g. `/follow author: S. Levine`."""
+    value = follow.definition if follow.kind == "category" else follow.shown
+    return f"/follow {follow.kind}: {value}"
+
+
+def suggestions(error: UnknownTopic) -> list[TopicRef]:
+    return [TopicRef(topic.slug, topic.name) for topic in error.suggestions]
 
 
 def _summary(topic: TopicDef, momentum: Momentum) -> TopicSummary:
@@ -188,13 +247,13 @@ def _summary(topic: TopicDef, momentum: Momentum) -> TopicSummary:
 
 
 def _paper_items(
-    session: Session, papers: Sequence[Paper], links: dict[int, TopicLink]
+    session: Session, papers: Sequence[Paper], links: dict[int, TopicRef]
 ) -> tuple[PaperItem, ...]:
     topic_ids = pages.topics_of_papers(session, [paper.id for paper in papers])
     return tuple(_paper_item(paper, topic_ids[paper.id], links) for paper in papers)
 
 
-def _paper_item(paper: Paper, topic_ids: Sequence[int], links: dict[int, TopicLink]) -> PaperItem:
+def _paper_item(paper: Paper, topic_ids: Sequence[int], links: dict[int, TopicRef]) -> PaperItem:
     topics = sorted((links[i] for i in topic_ids if i in links), key=lambda link: link.name)
     return PaperItem(
         arxiv_id=paper.arxiv_id,

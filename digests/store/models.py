@@ -240,3 +240,40 @@ class CommandSync(SQLModel, table=True):
     definition_hash: str = Field(max_length=64)
     command_ids: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     synced_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+class VoteOffer(SQLModel, table=True):
+    """A paper a channel was shown with vote buttons, under one topic; `key` is what the
+    buttons carry (`digests.feedback.votes.vote_key`). Votes are taken on these alone."""
+
+    __tablename__ = "vote_offer"
+
+    channel_id: int = Field(foreign_key="channel.id", primary_key=True, ondelete="CASCADE")
+    key: str = Field(primary_key=True, max_length=16)
+    paper_id: int = Field(foreign_key="paper.id", ondelete="CASCADE")
+    topic_id: int = Field(foreign_key="topic.id", ondelete="CASCADE")
+    offered_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class Vote(SQLModel, table=True):
+    """One reader's 👍 (+1) or 👎 (-1) on a paper under a topic in a channel. `voter` is an
+    HMAC of the platform's user id (see `digests.feedback.votes.voter_hash`), never the id."""
+
+    __tablename__ = "vote"
+    __table_args__ = (Index("ix_vote_channel_topic", "channel_id", "topic_id"),)
+
+    channel_id: int = Field(foreign_key="channel.id", primary_key=True, ondelete="CASCADE")
+    paper_id: int = Field(foreign_key="paper.id", primary_key=True, ondelete="CASCADE")
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True, ondelete="CASCADE")
+    voter: str = Field(primary_key=True, max_length=64)
+    value: int
+    voted_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class InstallSecret(SQLModel, table=True):
+    """Secrets of this installation, made once on first use (e.g. the key voters are hashed
+    with); kept in the database so every replica uses the same one."""
+
+    __tablename__ = "install_secret"
+
+    name: str = Field(primary_key=True, max_length=32)
+    value: str = Field(max_length=128)

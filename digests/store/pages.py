@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from datetime import date, datetime
 
 from sqlalchemy import func, select
 from sqlmodel import Session
@@ -36,7 +37,41 @@ def latest_topic_papers(session: Session, topic_id: int, *, offset: int, limit: 
         .offset(offset)
         .limit(limit)
     )
-    ids = list(session.execute(newest).scalars())
+    return _papers(session, list(session.execute(newest).scalars()))
+
+
+def period_topic_papers(
+    session: Session,
+    topic_id: int,
+    *,
+    tagged_from: datetime,
+    tagged_to: datetime,
+    published_from: date,
+    offset: int,
+    limit: int,
+) -> tuple[list[Paper], int]:
+    """A page of the topic's papers a digest of the period counts (first tagged into the topic
+    in tagged_from..tagged_to, first published on or after `published_from`, as
+    `repo.tagged_papers` picks them), newest first, and how many there are in all."""
+    in_period = (
+        select(PaperTopic.paper_id, PaperTopic.published_on)
+        .where(PaperTopic.topic_id == topic_id, PaperTopic.published_on >= published_from)
+        .group_by(PaperTopic.published_on, PaperTopic.paper_id)
+        .having(func.min(PaperTopic.tagged_at) >= tagged_from)
+        .having(func.min(PaperTopic.tagged_at) <= tagged_to)
+    )
+    total = session.execute(select(func.count()).select_from(in_period.subquery())).scalar_one()
+    newest = (
+        in_period.order_by(PaperTopic.published_on.desc(), PaperTopic.paper_id.desc())
+        .offset(offset)
+        .limit(limit)
+    )
+    ids = [paper_id for paper_id, _ in session.execute(newest)]
+    return _papers(session, ids), total
+
+
+def _papers(session: Session, ids: list[int]) -> list[Paper]:
+    """The papers of `ids`, in that order."""
     if not ids:
         return []
     rows = session.execute(select(Paper).where(Paper.id.in_(ids))).scalars()

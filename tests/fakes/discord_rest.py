@@ -125,6 +125,27 @@ def embed_size(embed: dict) -> int:
     return sum(len(text or "") for text in texts)
 
 
+def component_errors(rows: list[dict]) -> dict:
+    """Discord's limits on a message's buttons: 5 action rows of at most 5 buttons, each
+    with a label of at most 80 characters and a unique custom_id of at most 100."""
+    if len(rows) > 5:
+        return too_long(5)
+    errors: dict[str, Any] = {}
+    seen: set[str] = set()
+    for index, row in enumerate(rows):
+        buttons = row.get("components") or []
+        if row.get("type") != 1 or not 1 <= len(buttons) <= 5:
+            errors[str(index)] = field_error("BASE_TYPE_BAD_LENGTH", "1 to 5 components a row")
+        for button in buttons:
+            custom_id = str(button.get("custom_id") or "")
+            if len(str(button.get("label") or "")) > 80 or not 1 <= len(custom_id) <= 100:
+                errors[str(index)] = too_long(100)
+            if custom_id in seen:
+                errors[str(index)] = field_error("COMPONENT_CUSTOM_ID_DUPLICATED", "duplicate")
+            seen.add(custom_id)
+    return errors
+
+
 def check_message(payload: dict, files: list[dict], *, edit: bool = False) -> None:
     """Discord's message limits (characters counted as code points) and emptiness rule."""
     errors: dict[str, Any] = {}
@@ -137,6 +158,8 @@ def check_message(payload: dict, files: list[dict], *, edit: bool = False) -> No
     for index, embed in enumerate(embeds):
         if found := embed_errors(embed):
             errors.setdefault("embeds", {})[str(index)] = found
+    if found := component_errors(payload.get("components") or []):
+        errors["components"] = found
     if sum(embed_size(embed) for embed in embeds) > 6000:
         message = "Embed size exceeds maximum size of 6000"
         errors.setdefault("embeds", {}).update(field_error("MAX_EMBED_SIZE_EXCEEDED", message))

@@ -61,7 +61,14 @@ from tests.fakes.discord_gateway import (
     role_payload,
     user_payload,
 )
-from tests.fakes.discord_rest import API_PREFIX, ApiError, RestApi, SendRecord, json_response
+from tests.fakes.discord_rest import (
+    API_PREFIX,
+    ApiError,
+    RestApi,
+    SendRecord,
+    json_response,
+    public,
+)
 
 BOT_ID = 1_100_000_000_000_000_001
 OWNER_ID = 1_100_000_000_000_000_002
@@ -474,6 +481,15 @@ class FakeDiscord:
         """An autocomplete (type 4) payload while the user types option `focused`."""
         return self._interaction(4, name, options, user_id, channel_id, dm, focused)
 
+    def press_button(
+        self, message: dict, custom_id: str, *, user_id: int = OWNER_ID, dm: bool = False
+    ) -> dict:
+        """A component (type 3) payload: `user_id` pressed the button `custom_id` under
+        `message` (a message the bot sent, as `messages()` lists it)."""
+        data = {"custom_id": custom_id, "component_type": 2}
+        channel_id = int(message["channel_id"])
+        return self._payload(3, data, user_id, channel_id, dm) | {"message": public(message)}
+
     def _interaction(
         self,
         kind: int,
@@ -484,12 +500,7 @@ class FakeDiscord:
         dm: bool,
         focused: str | None,
     ) -> dict:
-        if dm:
-            channel, guild = self.world.dm_channel(user_id, self.make_id), None
-        elif (found := self.world.find_channel(channel_id)) is None:
-            raise ValueError(f"no channel {channel_id} in the fake's world")
-        else:
-            channel, guild = found
+        guild = None if dm else self._where(channel_id)[1]
         command = self._synced_command(name, guild)
         option_types = {o["name"]: o["type"] for o in (command or {}).get("options", [])}
         data = command_data(
@@ -500,6 +511,18 @@ class FakeDiscord:
             focused=focused,
             guild_id=int(command["guild_id"]) if command and "guild_id" in command else None,
         )
+        return self._payload(kind, data, user_id, channel_id, dm)
+
+    def _where(self, channel_id: int) -> tuple[dict, dict]:
+        if (found := self.world.find_channel(channel_id)) is None:
+            raise ValueError(f"no channel {channel_id} in the fake's world")
+        return found
+
+    def _payload(self, kind: int, data: dict, user_id: int, channel_id: int, dm: bool) -> dict:
+        if dm:
+            channel, guild = self.world.dm_channel(user_id, self.make_id), None
+        else:
+            channel, guild = self._where(channel_id)
         common = {
             "interaction_id": self.make_id(),
             "token": secrets.token_urlsafe(48),

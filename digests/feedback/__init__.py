@@ -1,0 +1,1 @@
+"""Reader feedback: votes on papers, what they hide, the model they train, their export."""

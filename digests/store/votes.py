@@ -1,0 +1,215 @@
+"""Reader feedback: the papers offered for votes in each channel, the votes, and the install
+secret voters are hashed with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from digests.store.models import InstallSecret, Paper, Topic, Vote, VoteOffer
+
+_CHUNK = 500
+
+
+@dataclass(frozen=True)
+class Offer:
+    channel_id: int
+    paper_id: int
+    topic_id: int
+    arxiv_id: str
+    slug: str
+
+
+@dataclass(frozen=True)
+class Tally:
+    up: int
+    down: int
+
+
+@dataclass(frozen=True)
+class VotedPaper:
+    paper_id: int
+    arxiv_id: str
+    slug: str
+    tally: Tally
+
+
+def install_secret(session: Session, name: str, make: Callable[[], str]) -> str:
+    """The secret called `name`, made by `make()` and stored on first use. Replicas making it
+    at once agree: the first insert wins and the others read it."""
+    found = session.get(InstallSecret, name)
+    if found is not None:
+        return found.value
+    try:
+        with session.begin_nested():
+            session.add(InstallSecret(name=name, value=make()))
+    except IntegrityError:
+        pass
+    return session.get(InstallSecret, name, populate_existing=True).value
+
+
+def offer(
+    session: Session, channel_id: int, pairs: Iterable[tuple[str, str]], *, key, now: datetime
+) -> int:
+    """Record that `channel_id` was shown these (arXiv id, topic slug) pairs with buttons
+    whose key is `key(arxiv_id, slug)`; pairs offered before or unknown are skipped."""
+    wanted = {key(arxiv_id, slug): (arxiv_id, slug) for arxiv_id, slug in pairs}
+    if not wanted:
+        return 0
+    held = set(
+        session.execute(
+            select(VoteOffer.key).where(
+                VoteOffer.channel_id == channel_id, VoteOffer.key.in_(list(wanted))
+            )
+        ).scalars()
+    )
+    missing = {k: pair for k, pair in wanted.items() if k not in held}
+    papers = _ids(session, Paper.arxiv_id, Paper.id, {a for a, _ in missing.values()})
+    topics = _ids(session, Topic.slug, Topic.id, {s for _, s in missing.values()})
+    added = 0
+    for k, (arxiv_id, slug) in missing.items():
+        if arxiv_id in papers and slug in topics:
+            session.add(
+                VoteOffer(
+                    channel_id=channel_id,
+                    key=k,
+                    paper_id=papers[arxiv_id],
+                    topic_id=topics[slug],
+                    offered_at=now,
+                )
+            )
+            added += 1
+    session.flush()
+    return added
+
+
+def _ids(session: Session, name_column, id_column, names: set[str]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    names_list = sorted(names)
+    for start in range(0, len(names_list), _CHUNK):
+        chunk = names_list[start : start + _CHUNK]
+        rows = session.execute(select(name_column, id_column).where(name_column.in_(chunk)))
+        found.update((name, row_id) for name, row_id in rows)
+    return found
+
+
+def find_offer(session: Session, channel_id: int, key: str) -> Offer | None:
+    row = session.execute(
+        select(VoteOffer.paper_id, VoteOffer.topic_id, Paper.arxiv_id, Topic.slug)
+        .join(Paper, Paper.id == VoteOffer.paper_id)
+        .join(Topic, Topic.id == VoteOffer.topic_id)
+        .where(VoteOffer.channel_id == channel_id, VoteOffer.key == key)
+    ).first()
+    return None if row is None else Offer(channel_id, *row)
+
+
+def current_vote(session: Session, offer: Offer, voter: str) -> int:
+    """The voter's +1 or -1 on the offer's paper and topic, 0 for none."""
+    found = session.get(Vote, (offer.channel_id, offer.paper_id, offer.topic_id, voter))
+    return found.value if found is not None else 0
+
+
+def set_vote(session: Session, offer: Offer, voter: str, value: int, *, now: datetime) -> None:
+    """Store the voter's vote (+1 or -1), or withdraw it (0)."""
+    key = (offer.channel_id, offer.paper_id, offer.topic_id, voter)
+    found = session.get(Vote, key)
+    if value == 0:
+        if found is not None:
+            session.delete(found)
+    elif found is None:
+        session.add(Vote(**dict(zip(_VOTE_KEY, key, strict=True)), value=value, voted_at=now))
+    else:
+        found.value, found.voted_at = value, now
+    session.flush()
+
+
+_VOTE_KEY = ("channel_id", "paper_id", "topic_id", "voter")
+
+
+def tally(session: Session, offer: Offer) -> Tally:
+    rows = dict(
+        session.execute(
+            select(Vote.value, func.count())
+            .where(
+                Vote.channel_id == offer.channel_id,
+                Vote.paper_id == offer.paper_id,
+                Vote.topic_id == offer.topic_id,
+            )
+            .group_by(Vote.value)
+        ).all()
+    )
+    return Tally(up=rows.get(1, 0), down=rows.get(-1, 0))
+
+
+def channel_tallies(session: Session, channel_id: int) -> list[VotedPaper]:
+    """Every paper and topic the channel voted on, with its 👍 and 👎 counts."""
+    rows = session.execute(
+        select(
+            Vote.paper_id,
+            Paper.arxiv_id,
+            Topic.slug,
+            func.sum(func.abs(Vote.value) + Vote.value) / 2,  # the +1s
+            func.sum(func.abs(Vote.value) - Vote.value) / 2,  # the -1s
+        )
+        .join(Paper, Paper.id == Vote.paper_id)
+        .join(Topic, Topic.id == Vote.topic_id)
+        .where(Vote.channel_id == channel_id)
+        .group_by(Vote.paper_id, Paper.arxiv_id, Topic.slug)
+    )
+    return [
+        VotedPaper(paper_id, arxiv_id, slug, Tally(int(up), int(down)))
+        for paper_id, arxiv_id, slug, up, down in rows
+    ]
+
+
+def channels_with_votes(session: Session, channel_ids: Sequence[int]) -> set[int]:
+    found: set[int] = set()
+    ids = sorted(set(channel_ids))
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        query = select(Vote.channel_id).where(Vote.channel_id.in_(chunk)).distinct()
+        found.update(session.execute(query).scalars())
+    return found
+
+
+def voted_papers(session: Session, paper_ids: Sequence[int]) -> dict[int, Paper]:
+    found: dict[int, Paper] = {}
+    ids = sorted(set(paper_ids))
+    for start in range(0, len(ids), _CHUNK):
+        rows = session.execute(select(Paper).where(Paper.id.in_(ids[start : start + _CHUNK])))
+        found.update((paper.id, paper) for paper in rows.scalars())
+    return found
+
+
+def topic_votes(session: Session, slug: str) -> list[tuple[Paper, int, int, int]]:
+    """Every paper voted on under the topic, in any channel: (paper, 👍, 👎, channels)."""
+    rows = session.execute(
+        select(
+            Vote.paper_id,
+            func.sum(func.abs(Vote.value) + Vote.value) / 2,
+            func.sum(func.abs(Vote.value) - Vote.value) / 2,
+            func.count(func.distinct(Vote.channel_id)),
+        )
+        .join(Topic, Topic.id == Vote.topic_id)
+        .where(Topic.slug == slug)
+        .group_by(Vote.paper_id)
+    ).all()
+    papers = voted_papers(session, [row[0] for row in rows])
+    return [
+        (papers[paper_id], int(up), int(down), int(channels))
+        for paper_id, up, down, channels in rows
+        if paper_id in papers
+    ]
+
+
+def forget_channel(session: Session, channel_id: int) -> int:
+    """Delete the channel's votes and offers (its old buttons stop working); the votes
+    deleted."""
+    deleted = session.execute(delete(Vote).where(Vote.channel_id == channel_id)).rowcount
+    session.execute(delete(VoteOffer).where(VoteOffer.channel_id == channel_id))
+    return deleted or 0
