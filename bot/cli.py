@@ -510,12 +510,15 @@ def _write_chart(path: Path, spec: dict) -> None:
 def cmd_spikes(settings: Settings, args: argparse.Namespace) -> int:
     """What the spike scan would decide; nothing is recorded."""
     from digests.signals.spikes import scan
+    from digests.store import follow_filters
 
     app = _with_app(settings)
     as_of = args.as_of or _now().date()
     with app.session() as session:
+        filters = [follow.topic() for _, follow in follow_filters.all_filters(session)]
+        topics = app.catalog.topics
         decisions = scan(
-            session, app.catalog.topics, as_of=as_of, settings=settings.spike, now=_now()
+            session, topics, as_of=as_of, settings=settings.spike, now=_now(), filters=filters
         )
     decisions.sort(key=lambda d: (not d.alert, d.p_value, -d.count))
     shown = decisions if args.all else [d for d in decisions if d.alert or d.count]

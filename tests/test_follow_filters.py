@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -16,8 +17,14 @@ from digests.papers.ingest import ingest_records, sync_catalog
 from digests.store import channels, follow_filters
 from digests.store.engine import open_engine
 from digests.topics.tagger import Tagger
+from tests.fakes.discord_server import GENERAL_ID
 from tests.papers import paper_record, seed_agent_papers
 from tests.test_cli import jsonl_line
+from tests.test_discord import (
+    EPHEMERAL,
+    fake,  # noqa: F401 (the fixture discord needs)
+)
+from tests.test_discord import bot as discord  # noqa: F401 (a fixture)
 from tests.test_telegram import NOW as TG_NOW
 from tests.test_telegram import PRIVATE as TG_PRIVATE
 from tests.test_telegram import bot as telegram  # noqa: F401 (a fixture)
@@ -96,6 +103,24 @@ def test_a_query_follow_gets_its_own_digest_section_with_old_and_new_matches(
         * 2
     )
     assert f"{name}: 6 papers in the last four weeks" in service.handle(PRIVATE, "following").text
+
+
+def test_a_revised_paper_leaves_a_search_it_matches_no_more_and_stays_in_one_it_still_matches(
+    service, engine, catalog, tagger
+):
+    first = papers(1, NOW - timedelta(days=1))
+    ingest(engine, catalog, tagger, first, now=NOW - timedelta(days=1))
+    assert service.handle(PRIVATE, "follow", WORLD_MODELS).ok
+    revised = [
+        replace(first[0], version=2, title="Embodied agents", abstract="An agent acts."),
+        replace(first[1], version=2, abstract="Agents plan in latent space; a world model helps."),
+    ]
+    ingest(engine, catalog, tagger, revised, now=NOW)
+    name = 'Search: "world model" AND (agent OR agents) NOT survey'
+    assert sorted(section(service, PRIVATE, name)) == [
+        "Learned world models",
+        "Planning with a World-Model",
+    ]
 
 
 def test_an_author_follow_finds_the_name_however_it_is_written(service, engine, catalog, tagger):
@@ -199,3 +224,30 @@ async def test_in_telegram_a_query_follow_is_confirmed_listed_and_in_the_digest(
     assert [s.topic.name for s in digest.sections] == ['Search: "agent study" NOT long']
     refused = await telegram.say(TG_PRIVATE, TG_PRIVATE, "/follow query: agents AND (tools")
     assert "the parenthesis at column 12 is never closed" in refused["message"]["text"]
+
+
+async def test_in_discord_follow_autocomplete_offers_a_search_and_category_ids(
+    discord,  # noqa: F811 (the fixture imported above)
+) -> None:
+    offered = await discord.choices("follow", "topic", {"topic": "world model agents"})
+    search = {"name": "Search: “world model agents”", "value": "query: world model agents"}
+    assert offered[-1] == search
+    categories = await discord.choices("follow", "topic", {"topic": "category: cs.r"})
+    assert categories[0] == {"name": "Category: cs.RO (Robotics)", "value": "category: cs.RO"}
+
+    answer = await discord.follow(search["value"])
+    assert answer["content"].startswith("Following Search: world model agents.")
+    answer = await discord.follow(categories[0]["value"])
+    assert answer["content"].startswith("Following Category: cs.RO (Robotics).")
+    assert len(discord.follows(GENERAL_ID)) == 2
+
+    # Tried: a search too long for a Discord choice (100 characters) is not offered, a hostile
+    # one is offered as typed (choices are never rendered as markdown), a malformed one is
+    # refused on /follow with where it went wrong, privately, following nothing more.
+    too_long = await discord.choices("follow", "topic", {"topic": "agents " * 30})
+    assert not [c for c in too_long if c["value"].startswith("query:")]
+    hostile = await discord.choices("follow", "topic", {"topic": "@everyone <script>"})
+    assert hostile[-1]["value"] == "query: @everyone <script>"
+    refused = await discord.follow("query: agents AND (tools")
+    assert refused["content"] == "query: the parenthesis at column 12 is never closed."
+    assert refused["flags"] & EPHEMERAL and len(discord.follows(GENERAL_ID)) == 2

@@ -16,6 +16,7 @@ from digests.follows.filters import FilterError, match_new_papers, parse_filter
 from digests.follows.query import QueryError, canonical, parse, search_text
 from digests.papers.feeds import parse_jsonl
 from digests.store import follow_filters, repo
+from tests.papers import paper_record
 from tests.shared_data import shared_dir
 
 NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
@@ -145,12 +146,38 @@ def test_a_query_finds_the_same_real_papers_in_the_index_as_among_new_papers(eng
                 session, follow, start=date(2000, 1, 1), end=date(2030, 1, 1)
             )
             expected = {ids[real_records[i].arxiv_id] for i in found}
-            assert {paper_id for paper_id, _, _ in indexed} == expected, follow.definition
+            assert set(indexed) == expected, follow.definition
         assert sum(map(len, in_memory)) > 50  # the queries do find real papers
 
 
 def test_search_text_drops_accents_case_and_punctuation():
     assert search_text("Über-Modelle: GPT-4o", "naïve") == "uber modelle gpt 4o naive"
+
+
+def test_ascii_punctuation_and_accents_are_read_alike_by_every_index(engine):
+    # ASCII papers' words are computed by each database, the others' stored: both must give
+    # what the in-memory matcher of new papers gives.
+    texts = [
+        ("GPT-4o's_tokens (v2.5) [draft]", "ON-DEVICE.agents; see https://x.org/a_b"),
+        ("Über-Modelle: GPT-4o", "naïve ON-DEVICE agents, ﬁne-tuned"),
+        ("GPT 4 outscores", "Agents on devices."),
+    ]
+    records = [
+        paper_record(n, title=title, abstract=abstract)
+        for n, (title, abstract) in enumerate(texts, 1)
+    ]
+    queries = ["gpt 4o", '"on device" agents', "tokens OR fine", "v2 OR 5 OR draft", "uber", "x"]
+    with Session(engine) as session:
+        stored = repo.upsert_papers(session, records, now=NOW)
+        ids = list(stored.new)
+        session.commit()
+        filters = [parse_filter(f"query: {query}") for query in queries]
+        for follow, found in zip(filters, match_new_papers(filters, records), strict=True):
+            indexed = follow_filters.matching_papers(
+                session, follow, start=date(2000, 1, 1), end=date(2030, 1, 1)
+            )
+            assert sorted(indexed) == sorted(ids[i] for i in found), follow.definition
+        assert [len(found) for found in match_new_papers(filters, records)] == [2, 2, 2, 1, 1, 1]
 
 
 @pytest.mark.parametrize(

@@ -133,10 +133,11 @@ def other_paper(n: int, published: datetime) -> PaperRecord:
     )
 
 
-def seed_spike(app, as_of: datetime) -> None:
-    """70 agent papers in the last four weeks against 29 before, on a steady volume."""
-    records = [paper_record(n, as_of - timedelta(days=1 + n % 27)) for n in range(100, 170)]
-    records += [paper_record(n, as_of - timedelta(days=29 + n % 27)) for n in range(200, 229)]
+def seed_spike(app, as_of: datetime, rising=paper_record) -> None:
+    """70 agent papers (or others `rising` makes) in the last four weeks against 29 before, on
+    a steady volume."""
+    records = [rising(n, as_of - timedelta(days=1 + n % 27)) for n in range(100, 170)]
+    records += [rising(n, as_of - timedelta(days=29 + n % 27)) for n in range(200, 229)]
     records += [other_paper(n, as_of - timedelta(days=1 + n % 55)) for n in range(1, 1001)]
     with app.session() as session:
         ingest_records(session, records, tagger=app.tagger, catalog=app.catalog, now=as_of)

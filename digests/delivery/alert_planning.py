@@ -11,7 +11,7 @@ from sqlmodel import Session
 from digests.feedback.votes import ChannelFeedback, feedback_of_channels
 from digests.messages.alert import SpikeAlert, alert_period_key, build_alerts
 from digests.signals.spikes import SpikeDecision, SpikeSettings, record, scan
-from digests.store import channels
+from digests.store import channels, follow_filters
 from digests.topics.catalog import Catalog
 
 # A spike alert is news for a day; after that the next scan's momentum says more.
@@ -36,16 +36,20 @@ def plan_alerts(
     settings: SpikeSettings,
     now: datetime,
 ) -> tuple[list[SpikeDecision], list[PlannedAlert]]:
-    """Scan every topic, and for each alerting one the channels following it with alerts on.
+    """Scan every topic and every followed search, author and category, and for each alerting
+    one the channels following it with alerts on.
 
     The decisions are recorded in the same transaction as the caller stores the deliveries, so
     an alert is remembered exactly when it is queued.
     """
-    decisions = scan(session, catalog.topics, as_of=as_of, settings=settings, now=now)
+    filters = [follow.topic() for _, follow in follow_filters.all_filters(session)]
+    decisions = scan(
+        session, catalog.topics, as_of=as_of, settings=settings, now=now, filters=filters
+    )
     alerting = [decision for decision in decisions if decision.alert]
     planned: list[PlannedAlert] = []
     if alerting:
-        alerts = build_alerts(session, catalog.topics, alerting, as_of=as_of)
+        alerts = build_alerts(session, [*catalog.topics, *filters], alerting, as_of=as_of)
         for alert in alerts:
             subscribers = channels.alert_subscribers(session, alert.topic.slug, platforms)
             votes = feedback_of_channels(session, [channel_id for channel_id, _, _ in subscribers])

@@ -16,7 +16,7 @@ from sqlmodel import Session
 from digests.follows.filters import MAX_FOLLOWS, FollowFilter, match_new_papers
 from digests.papers.records import PaperRecord
 from digests.signals.momentum import histogram_start
-from digests.store import channels, follow_filters, repo
+from digests.store import channels, follow_filters
 from digests.store.models import Channel
 
 # Beyond the 12-week chart: a digest shows papers up to a week older than its period.
@@ -42,8 +42,7 @@ def store_filter(session: Session, follow: FollowFilter, *, now: datetime) -> in
     topic_id, new = follow_filters.save(session, follow, now=now)
     if new:
         start = histogram_start(now.date()) - MARGIN
-        papers = follow_filters.matching_papers(session, follow, start=start, end=now.date())
-        follow_filters.tag_matches(session, topic_id, papers)
+        follow_filters.tag_matching_papers(session, topic_id, follow, start=start, end=now.date())
     return topic_id
 
 
@@ -55,11 +54,9 @@ def tag_new_papers(session: Session, changed: Mapping[int, PaperRecord], *, now:
         return 0
     ids, records = list(changed), list(changed.values())
     matched = match_new_papers([follow for _, follow in filters], records)
-    tags: dict[int, list] = {paper_id: [] for paper_id in ids}
-    for (topic_id, _), found in zip(filters, matched, strict=True):
-        for index in found:
-            tags[ids[index]].append((topic_id, 1.0, follow_filters.SOURCE))
-    published_on = {paper_id: record.first_version_date for paper_id, record in changed.items()}
-    return repo.write_tags(
-        session, tags, published_on, now=now, replace_sources=(follow_filters.SOURCE,)
-    )
+    pairs = [
+        (ids[index], topic_id)
+        for (topic_id, _), found in zip(filters, matched, strict=True)
+        for index in found
+    ]
+    return follow_filters.write_matches(session, pairs, ids, now=now)

@@ -344,10 +344,22 @@ def scan(
     as_of: date,
     settings: SpikeSettings,
     now: datetime,
+    filters: Sequence[TopicDef] = (),
 ) -> list[SpikeDecision]:
-    """Decisions for `topics` as of a day; nothing is written (see `record`)."""
-    counts = topic_counts(session, topics, as_of=as_of)
-    return evaluate(counts, load_memory(session), settings, now=now)
+    """Decisions for `topics`, then for `filters` (follows of a search, an author or a
+    category), as of a day; nothing is written (see `record`).
+
+    The filters are corrected for multiple testing as a family of their own: what chats
+    follow never makes a catalog topic's alert harder to get, and the catalog never a
+    search's."""
+    counts = topic_counts(session, [*topics, *filters], as_of=as_of)
+    memory = load_memory(session)
+    filter_slugs = {topic.slug for topic in filters}
+    families = (
+        [topic for topic in counts if topic.slug not in filter_slugs],
+        [topic for topic in counts if topic.slug in filter_slugs],
+    )
+    return [d for family in families for d in evaluate(family, memory, settings, now=now)]
 
 
 def record(session: Session, decisions: Sequence[SpikeDecision], *, now: datetime) -> None:

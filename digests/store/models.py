@@ -56,9 +56,9 @@ class Paper(SQLModel, table=True):
     doi: str | None = None
     journal_ref: str | None = None
     ingested_at: datetime = Field(sa_column=_utc_column(nullable=False))
-    # Title and abstract as full-text search indexes them (`digests.follows.query.search_text`):
-    # SQLite's FTS5 table `paper_fts` and PostgreSQL's GIN index read this column.
-    search_text: str = Field(default="", sa_column_kwargs={"server_default": ""})
+    # Search words the databases cannot compute themselves (non-ASCII title or abstract),
+    # else NULL: see `digests.store.search_words`.
+    search_text: str | None = None
 
 
 class Topic(SQLModel, table=True):

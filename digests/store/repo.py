@@ -14,9 +14,9 @@ from datetime import date, datetime
 from sqlalchemy import delete, func, insert, select, update
 from sqlmodel import Session
 
-from digests.follows.query import search_text
 from digests.papers.records import PaperRecord
 from digests.store.models import IngestState, Paper, PaperTopic, Topic
+from digests.store.search_words import stored_search_text
 
 _CHUNK = 500  # rows per IN (...) lookup; keeps statements under SQLite's variable limit
 # Metadata a newer version may lack (listings carry no affiliations or comments, and only
@@ -66,7 +66,7 @@ def _paper_values(record: PaperRecord, now: datetime) -> dict:
         "doi": record.doi,
         "journal_ref": record.journal_ref,
         "ingested_at": now,
-        "search_text": search_text(record.title, record.abstract),
+        "search_text": stored_search_text(record.title, record.abstract),
     }
 
 
