@@ -28,7 +28,7 @@ from digests.delivery.alert_planning import ALERT_WINDOW, PlannedAlert, plan_ale
 from digests.delivery.digest_planning import (
     PlannedDigest,
     due_channels,
-    known_topics,
+    followed_topics,
     plan_digests,
     plan_instant,
     record_skipped,
@@ -379,7 +379,7 @@ class UseCases:
             )
             for channel in (c for c in found if c.paused_reason is not None):
                 channels.resume(session, channel)
-                followed = known_topics(self.catalog, channels.followed_slugs(session, channel.id))
+                followed = followed_topics(session, self.catalog, channel.id)
                 address = Address(platform, channel.chat_id, channel.thread_id)
                 welcomes.append((address, Reply(welcome_back([t.name for t in followed]))))
         return welcomes

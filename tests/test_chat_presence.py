@@ -236,3 +236,17 @@ async def test_returning_to_a_server_resumes_only_what_its_removal_paused(
     assert [address.chat_id for address, _ in welcomes] == ["2"]
     assert "follows no topics yet" in welcomes[0][1].text
     assert services.chat_returned("discord", guild_id="9") == []  # a second start: nothing
+
+
+async def test_the_welcome_back_names_followed_searches_too(
+    make_app: Callable[..., App], engine: Engine
+) -> None:
+    now = [NOW]
+    services, _ = setup(make_app, engine, now)
+    followed = services.commands.handle(_caller(), "follow", 'query: "world model" AND agents')
+    assert followed.ok, followed.text
+    services.chat_left("telegram", chat_id=str(GROUP), reason="removed from the chat")
+    ((_, welcome),) = services.chat_returned("telegram", chat_id=str(GROUP))
+    assert welcome.text.startswith("Hello again! Digests here resume: this chat follows ")
+    assert "RL for LLM Agents" in welcome.text
+    assert 'Search: "world model" AND agents' in welcome.text
