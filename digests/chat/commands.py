@@ -378,7 +378,7 @@ class CommandService:
 
     def _trending(self, session: Session, caller: Caller, argument: str) -> Reply:
         momenta = topic_momenta(session, self.catalog.topics, as_of=self.clock().date())
-        rising = [m for m in momenta.values() if m.count >= 5 and (m.change_pct or 0) > 0]
+        rising = [m for m in momenta.values() if m.rising]
         rising.sort(key=lambda m: (m.change_pct or 0, m.count), reverse=True)
         if not rising:
             return Reply("No topic is rising right now.")

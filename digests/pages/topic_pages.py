@@ -35,8 +35,6 @@ KEPT_FOR = timedelta(minutes=5)
 AUTHORS_SHOWN = 3
 TITLE_LIMIT = 500
 ABSTRACT_LIMIT = 5000
-# The chats' /trending: a topic rises with at least this many papers and a positive change.
-RISING_FLOOR = 5
 
 
 @dataclass(frozen=True)
@@ -219,7 +217,7 @@ class TopicPages:
 
 def trending_key(momentum: Momentum) -> tuple[bool, int, int]:
     """Rising topics (as `/trending` says) by their rise, then the others by paper count."""
-    rising = momentum.count >= RISING_FLOOR and (momentum.change_pct or 0) > 0
+    rising = momentum.rising
     return rising, (momentum.change_pct or 0) if rising else 0, momentum.count
 
 
@@ -232,8 +230,7 @@ def authors_line(authors: Sequence[str], shown: int = AUTHORS_SHOWN) -> str:
 
 def typed_follow(follow: FollowFilter) -> str:
     """What a chat types to follow the filter, e.g. `/follow author: S. Levine`."""
-    value = follow.definition if follow.kind == "category" else follow.shown
-    return f"/follow {follow.kind}: {value}"
+    return f"/follow {follow.spec}"
 
 
 def suggestions(error: UnknownTopic) -> list[TopicRef]:
@@ -249,11 +246,11 @@ def _summary(topic: TopicDef, momentum: Momentum) -> TopicSummary:
 def _paper_items(
     session: Session, papers: Sequence[Paper], links: dict[int, TopicRef]
 ) -> tuple[PaperItem, ...]:
-    topic_ids = pages.topics_of_papers(session, [paper.id for paper in papers])
+    topic_ids = repo.paper_topics(session, [paper.id for paper in papers])
     return tuple(_paper_item(paper, topic_ids[paper.id], links) for paper in papers)
 
 
-def _paper_item(paper: Paper, topic_ids: Sequence[int], links: dict[int, TopicRef]) -> PaperItem:
+def _paper_item(paper: Paper, topic_ids: set[int], links: dict[int, TopicRef]) -> PaperItem:
     topics = sorted((links[i] for i in topic_ids if i in links), key=lambda link: link.name)
     return PaperItem(
         arxiv_id=paper.arxiv_id,

@@ -16,6 +16,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
 WINDOW_DAYS = 28
+# A topic is rising (/trending, the topic index) with this many papers and a positive change.
+RISING_FLOOR = 5
 HISTOGRAM_WEEKS = 12
 WEEK_DAYS = 7
 # compute_momentum reads both 28-day windows out of the histogram's days.
@@ -49,6 +51,10 @@ class Momentum:
     share_pct: float | None  # one decimal; None when no papers at all in the window
     line: str
     weekly: tuple[WeekCount, ...]  # HISTOGRAM_WEEKS buckets, oldest first
+
+    @property
+    def rising(self) -> bool:
+        return self.count >= RISING_FLOOR and (self.change_pct or 0) > 0
 
     def to_json(self) -> dict:
         return {

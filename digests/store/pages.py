@@ -7,8 +7,6 @@ whatever the size of the store.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
 from datetime import date, datetime
 
 from sqlalchemy import func, select
@@ -77,15 +75,3 @@ def _papers(session: Session, ids: list[int]) -> list[Paper]:
     rows = session.execute(select(Paper).where(Paper.id.in_(ids))).scalars()
     by_id = {paper.id: paper for paper in rows}
     return [by_id[paper_id] for paper_id in ids if paper_id in by_id]
-
-
-def topics_of_papers(session: Session, paper_ids: Sequence[int]) -> dict[int, list[int]]:
-    """Each paper's topic ids (any source), in id order."""
-    found: dict[int, set[int]] = defaultdict(set)
-    if paper_ids:
-        statement = select(PaperTopic.paper_id, PaperTopic.topic_id).where(
-            PaperTopic.paper_id.in_(list(paper_ids))
-        )
-        for paper_id, topic_id in session.execute(statement):
-            found[paper_id].add(topic_id)
-    return {paper_id: sorted(found[paper_id]) for paper_id in paper_ids}

@@ -247,14 +247,21 @@ def write_tags(
 
 def machine_topics(session: Session, paper_ids: Sequence[int]) -> dict[int, set[int]]:
     """Per paper, the topics the tagger gave it (any source but "upstream")."""
+    return paper_topics(session, paper_ids, sources=MACHINE_SOURCES)
+
+
+def paper_topics(
+    session: Session, paper_ids: Sequence[int], *, sources: Sequence[str] | None = None
+) -> dict[int, set[int]]:
+    """Per paper, its topic ids: from tags of any source, or of `sources` only."""
     topics: dict[int, set[int]] = {paper_id: set() for paper_id in paper_ids}
     for ids in _chunks(list(paper_ids)):
-        rows = session.execute(
-            select(PaperTopic.paper_id, PaperTopic.topic_id)
-            .where(PaperTopic.paper_id.in_(ids))
-            .where(PaperTopic.source.in_(MACHINE_SOURCES))
+        statement = select(PaperTopic.paper_id, PaperTopic.topic_id).where(
+            PaperTopic.paper_id.in_(ids)
         )
-        for paper_id, topic_id in rows:
+        if sources is not None:
+            statement = statement.where(PaperTopic.source.in_(sources))
+        for paper_id, topic_id in session.execute(statement):
             topics[paper_id].add(topic_id)
     return topics
 
