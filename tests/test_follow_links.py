@@ -7,7 +7,6 @@ bot does with them (Telegram `/start follow-<slug>`), through the real python-te
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -28,16 +27,17 @@ from digests.chat.links import (
     telegram_group_follow_link,
 )
 from digests.topics.catalog import Catalog
-from tests.fakes.telegram_server import FakeTelegram
 from tests.test_telegram import (  # noqa: F401  (fixtures)
     ADMIN,
     GROUP,
+    LONG_SLUG,
     MEMBER,
     PRIVATE,
     RL,
     WAIT,
     Bot,
     bot,
+    long_slug_bot,
     start_bot,
     timedelta_retry_after,
     visible,
@@ -129,25 +129,12 @@ async def test_a_garbled_link_says_so_then_gives_the_help_and_follows_nothing(
 async def test_a_hashed_link_for_a_long_slug_follows_it(
     make_app: Callable[..., App], sqlite_engine: Engine, tmp_path: Path
 ) -> None:
-    slug = "very-long-topic-" + "-".join(["segment"] * 8)  # 79 characters: too long to name
-    topics = tmp_path / "topics.toml"
-    topics.write_text(
-        f'[[topic]]\nslug = "{slug}"\nname = "Zebrafish Locomotion Models"\n'
-        'description = "Models of how zebrafish swim."\nphrases = ["zebrafish"]\n'
-    )
-    async with FakeTelegram(flood=None) as tg:
-        tg.add_chat(PRIVATE)
-        adapter, services = await start_bot(
-            make_app, tg, sqlite_engine, settings={"topics_file": topics}
-        )
-        try:
-            bot = Bot(tg, adapter, services, sqlite_engine)
-            link = telegram_follow_link(tg.bot["username"], slug)
-            reply = await bot.say(PRIVATE, PRIVATE, f"/start {payload_of(link, 'start')}")
-            assert visible(reply).startswith("Following Zebrafish Locomotion Models.")
-            assert bot.follows(PRIVATE) == [slug]
-        finally:
-            await asyncio.wait_for(adapter.stop(), 3 * WAIT)
+    # LONG_SLUG has 79 characters: too long to name in a start payload.
+    async with long_slug_bot(make_app, sqlite_engine, tmp_path) as bot:
+        link = telegram_follow_link(bot.tg.bot["username"], LONG_SLUG)
+        reply = await bot.say(PRIVATE, PRIVATE, f"/start {payload_of(link, 'start')}")
+        assert visible(reply).startswith("Following Zebrafish Locomotion Models.")
+        assert bot.follows(PRIVATE) == [LONG_SLUG]
 
 
 # --- digestbot links ---------------------------------------------------------------------------

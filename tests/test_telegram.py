@@ -202,31 +202,41 @@ async def test_a_member_pressing_an_admins_button_is_refused_and_the_buttons_sta
     assert bot.follows(GROUP) == []
 
 
-async def test_a_button_for_a_topic_with_a_very_long_slug_still_works(
-    make_app: Callable[..., App], sqlite_engine: Engine, tmp_path: Path
-) -> None:
-    slug = "very-long-topic-" + "-".join(["segment"] * 8)  # 79 characters
+LONG_SLUG = "very-long-topic-" + "-".join(["segment"] * 8)  # 79 characters
+
+
+@contextlib.asynccontextmanager
+async def long_slug_bot(
+    make_app: Callable[..., App], engine: Engine, tmp_path: Path
+) -> AsyncIterator[Bot]:
+    """A bot whose catalog is one topic, Zebrafish Locomotion Models, slug `LONG_SLUG`."""
     topics = tmp_path / "topics.toml"
     topics.write_text(
-        f'[[topic]]\nslug = "{slug}"\nname = "Zebrafish Locomotion Models"\n'
+        f'[[topic]]\nslug = "{LONG_SLUG}"\nname = "Zebrafish Locomotion Models"\n'
         'description = "Models of how zebrafish swim."\nphrases = ["zebrafish"]\n'
     )
     async with FakeTelegram(flood=None) as tg:
         tg.add_chat(PRIVATE)
-        adapter, services = await start_bot(
-            make_app, tg, sqlite_engine, settings={"topics_file": topics}
-        )
+        adapter, services = await start_bot(make_app, tg, engine, settings={"topics_file": topics})
         try:
-            bot = Bot(tg, adapter, services, sqlite_engine)
-            offer = await bot.say(PRIVATE, PRIVATE, "/topics zebrafish")
-            (button,) = [row[0] for row in offer["reply_markup"]["inline_keyboard"]]
-            assert len(button["callback_data"].encode()) <= 64
-            tg.inject_callback_query(PRIVATE, PRIVATE, button["callback_data"], offer["message_id"])
-            (edit,) = await tg.wait_for_sent(PRIVATE, 1, WAIT, method="editMessageText")
-            assert visible(edit).startswith("Following Zebrafish Locomotion Models.")
-            assert bot.follows(PRIVATE) == [slug]
+            yield Bot(tg, adapter, services, engine)
         finally:
             await asyncio.wait_for(adapter.stop(), 3 * WAIT)
+
+
+async def test_a_button_for_a_topic_with_a_very_long_slug_still_works(
+    make_app: Callable[..., App], sqlite_engine: Engine, tmp_path: Path
+) -> None:
+    async with long_slug_bot(make_app, sqlite_engine, tmp_path) as bot:
+        offer = await bot.say(PRIVATE, PRIVATE, "/topics zebrafish")
+        (button,) = [row[0] for row in offer["reply_markup"]["inline_keyboard"]]
+        assert len(button["callback_data"].encode()) <= 64
+        bot.tg.inject_callback_query(
+            PRIVATE, PRIVATE, button["callback_data"], offer["message_id"]
+        )
+        (edit,) = await bot.tg.wait_for_sent(PRIVATE, 1, WAIT, method="editMessageText")
+        assert visible(edit).startswith("Following Zebrafish Locomotion Models.")
+        assert bot.follows(PRIVATE) == [LONG_SLUG]
 
 
 async def test_a_command_posted_in_a_channel_is_obeyed(bot: Bot) -> None:
