@@ -37,7 +37,7 @@ from bench_momentum import AS_OF, CACHE_DIR, LAYOUT, build, is_built  # noqa: E4
 from sqlalchemy import Engine, func, select, text, update  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
-from bot.health import start_health_server  # noqa: E402
+from bot.http_server import start_web_server  # noqa: E402
 from bot.web import Site, web_app  # noqa: E402
 from digests.follows.filters import parse_filter  # noqa: E402
 from digests.follows.service import store_filter  # noqa: E402
@@ -171,7 +171,7 @@ async def measure(
     engine: Engine, catalog: Catalog, topics: list[str], follow: str, requests: int
 ) -> int:
     timings: list[float] = []
-    runner = await start_health_server(timed_app(engine, catalog, timings), "127.0.0.1", 0)
+    runner = await start_web_server(timed_app(engine, catalog, timings), "127.0.0.1", 0)
     base = f"http://127.0.0.1:{runner.addresses[0][1]}"
     topic_pages = [f"{base}{page_path(slug)}" for slug in topics]
     follow_page = f"{base}{page_path(follow)}"

@@ -246,7 +246,7 @@ class Runtime:
             return []
         # Loaded only when served: aiohttp's server, Prometheus' client, Jinja2 and the pages
         # are 4 MiB an idle bot without these ports need not carry.
-        from bot.health import health_app, start_health_server
+        from bot.http_server import start_web_server
 
         apps = []
         if settings.web_port is not None:
@@ -255,12 +255,14 @@ class Runtime:
             apps.append((topic_pages_app(self.app), settings.web_host, settings.web_port))
             log.info("topic pages on %s:%d", settings.web_host, settings.web_port)
         if settings.health_port is not None:
+            from bot.health import health_app
+
             shared = apps[0][0] if settings.health_port == settings.web_port else None
             app = health_app(self.metrics, self.usecases.status, lambda: self.is_leader, shared)
             if shared is None:
                 apps.append((app, settings.health_host, settings.health_port))
             log.info("health endpoint on %s:%d", settings.health_host, settings.health_port)
-        return [await start_health_server(app, host, port) for app, host, port in apps]
+        return [await start_web_server(app, host, port) for app, host, port in apps]
 
     async def stop(self) -> None:
         """Stop intake, let in-flight sends finish (bounded), hand the lease over."""

@@ -6,7 +6,15 @@ import subprocess
 import sys
 import textwrap
 
-SERVING_ONLY = ("aiohttp.web", "prometheus_client", "jinja2", "tornado", "bot.web", "bot.health")
+SERVING_ONLY = (
+    "aiohttp.web",
+    "prometheus_client",
+    "jinja2",
+    "tornado",
+    "bot.web",
+    "bot.health",
+    "bot.http_server",
+)
 
 
 def test_a_polling_bot_without_health_or_web_port_loads_no_http_server():

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import aiohttp
 from sqlmodel import Session
 
-from bot.health import health_app, start_health_server
+from bot.health import health_app
+from bot.http_server import start_web_server
 from bot.metrics import Metrics
 from digests.status import read_status
 from digests.store import channels, deliveries, repo
@@ -55,7 +56,7 @@ async def test_health_and_metrics_are_served(engine, make_app, unused_tcp_port):
     metrics = Metrics(papers_ingested=42)
     status = make_app(engine, clock=lambda: NOW).usecases.status
     app = health_app(metrics, status, lambda: True)
-    runner = await start_health_server(app, "127.0.0.1", unused_tcp_port)
+    runner = await start_web_server(app, "127.0.0.1", unused_tcp_port)
     base = f"http://127.0.0.1:{unused_tcp_port}"
     try:
         async with aiohttp.ClientSession() as client:

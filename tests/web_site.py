@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from bot.health import start_health_server
+from bot.http_server import start_web_server
 from bot.web import Site, web_app
 from digests.follows.filters import FollowFilter, parse_filter
 from digests.follows.service import store_filter
@@ -45,7 +45,7 @@ async def serving(
         return Session(engine, expire_on_commit=False)
 
     pages = TopicPages(sessions, catalog, per_page=per_page)
-    runner = await start_health_server(
+    runner = await start_web_server(
         web_app(pages, clock=lambda: NOW, site=site or Site()), "127.0.0.1", port
     )
     try:

@@ -15,6 +15,8 @@ from aiohttp import web
 from telegram import Update
 from telegram.ext import Application
 
+from bot.http_server import start_web_server
+
 log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -37,14 +39,7 @@ class WebhookReceiver:
         return app
 
     async def start(self, host: str, port: int) -> None:
-        runner = web.AppRunner(self.web_app(), access_log=None)
-        await runner.setup()
-        try:
-            await web.TCPSite(runner, host, port).start()
-        except BaseException:
-            await runner.cleanup()
-            raise
-        self._runner = runner
+        self._runner = await start_web_server(self.web_app(), host, port)
 
     async def stop(self) -> None:
         if self._runner is not None:
