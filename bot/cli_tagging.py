@@ -101,17 +101,17 @@ def cmd_eval(settings: Settings, args: argparse.Namespace) -> int:
 
 def _evaluation_text(catalog: Catalog, evaluation: Evaluation) -> str:
     width = max((len(_name(catalog, t.slug)) for t in evaluation.topics), default=5)
-    lines = [f"{'topic':<{width}}  precision  recall    F1  positives  judged  borderline"]
+    lines = [f"{'topic':<{width}}  precision  recall     F1  positives  judged  borderline"]
     for t in evaluation.topics:
         name = _name(catalog, t.slug)
         lines.append(
             f"{name:<{width}}  {_figure(t.precision):>9}  {_figure(t.recall):>6}  "
-            f"{_figure(t.f1):>4}  {t.true_positives + t.false_negatives:>9}  {t.judged:>6}  "
+            f"{_figure(t.f1):>5}  {t.true_positives + t.false_negatives:>9}  {t.judged:>6}  "
             f"{t.borderline:>10}"
         )
     lines.append(
         f"{'macro':<{width}}  {_figure(evaluation.macro('precision')):>9}  "
-        f"{_figure(evaluation.macro('recall')):>6}  {_figure(evaluation.macro('f1')):>4}"
+        f"{_figure(evaluation.macro('recall')):>6}  {_figure(evaluation.macro('f1')):>5}"
     )
     if evaluation.errors:
         lines += ["", "Worst errors:"]
@@ -143,7 +143,8 @@ def _name(catalog: Catalog, slug: str) -> str:
 
 
 def _figure(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}"
+    # Three places: 0.847 must not read as a floor of 0.85 met.
+    return "—" if value is None else f"{value:.3f}"
 
 
 def cmd_retag(settings: Settings, args: argparse.Namespace) -> int:

@@ -153,6 +153,23 @@ def test_eval_prints_a_table_with_the_macro_average(env, tmp_path, capsys):
     assert "RL for LLM Agents" in out and "macro" in out
 
 
+def test_eval_table_shows_figures_to_three_places_as_the_json_does(env, capsys):
+    # On the real gold set a precision of 0.847 must not print as 0.85, a floor met.
+    gold = str(Path(__file__).parent / "data" / "gold" / "gold.jsonl.gz")
+    assert main(["eval", gold, "--split", "test", "--json"]) == 0
+    headline = next(
+        t for t in json.loads(capsys.readouterr().out)["topics"] if t["slug"] == "rl-for-llm-agents"
+    )
+    assert main(["eval", gold, "--split", "test"]) == 0
+    row = next(
+        line
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("RL for LLM Agents ")
+    )
+    precision, recall = row.split()[4:6]
+    assert (precision, recall) == (f"{headline['precision']:.3f}", f"{headline['recall']:.3f}")
+
+
 def test_eval_names_the_first_bad_line_of_a_gold_file(env, tmp_path, capsys):
     rows = [json.dumps(GOLD_ROWS[0]), json.dumps({**GOLD_ROWS[1], "labels": {"x": "maybe"}})]
     path = tmp_path / "gold.jsonl"
