@@ -2,6 +2,7 @@
 # Start a throwaway PostgreSQL server on 127.0.0.1 for the test suite and print its URL.
 # Installs Debian's postgresql package when the server binaries are missing.
 # Usage: eval "$(bash .ci/postgres.sh start DIR)"   -> exports DIGESTBOT_TEST_POSTGRES_URL
+#        (PGPORT_TEST=PORT to choose the port; by default a free one)
 #        bash .ci/postgres.sh stop DIR
 set -euo pipefail
 action=${1:?start|stop}
@@ -29,10 +30,16 @@ start)
   fi
   mkdir -p "$dir"
   [ "$(id -u)" = 0 ] && chown postgres "$dir"
-  port=${PGPORT_TEST:-55432}
+  # A port the system just handed out, unless one is asked for: a fixed default collides
+  # with whatever else runs here.
+  port=${PGPORT_TEST:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
   as_postgres "$bin/initdb" -D "$dir/data" -U digestbot --auth=trust -E UTF8 >/dev/null
-  as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >&2
+  if ! as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >&2; then
+    echo "PostgreSQL did not start on port $port; its log ends:" >&2
+    tail -n 20 "$dir/server.log" >&2
+    exit 1
+  fi
   as_postgres "$bin/createdb" -h 127.0.0.1 -p "$port" -U digestbot digestbot_test
   echo "export DIGESTBOT_TEST_POSTGRES_URL=postgresql+psycopg://digestbot@127.0.0.1:$port/digestbot_test"
   ;;
