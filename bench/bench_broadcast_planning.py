@@ -15,7 +15,7 @@ Every run plans from the same state: the deliveries and vote offers of the run b
 deleted first (on PostgreSQL then vacuumed, as autovacuum would).
 
 Prints per backend the median of the runs: total seconds, ms per channel, the seconds spent
-recording the papers shown as vote offers (`digests.feedback.votes.offer`, timed here only),
+recording the papers shown as vote offers (`digests.feedback.votes.offer_many`, timed here only),
 and the SQL statements sent (an executemany counts once).
 """
 
@@ -70,7 +70,7 @@ TOPICS = [
     "diffusion-models",
     "ai-safety",
 ]
-OFFER = "offer"  # the function of digests.feedback.votes that records a delivery's offers
+OFFER = "offer_many"  # the function of digests.feedback.votes that records a delivery's offers
 
 
 @dataclass(frozen=True)
@@ -127,13 +127,7 @@ def build(engine: Engine, channels: int, papers: int, seed: int = 7) -> None:
                     "id": n,
                     "platform": "telegram" if n % 2 else "discord",
                     "chat_id": str(n),
-                    "thread_id": "",
-                    "kind": "group",
-                    "guild_id": "",
-                    "title": "",
                     **due_within_the_hour(rng),
-                    "alerts_enabled": True,
-                    "alert_role_id": "",
                     "created_at": NOW - timedelta(days=30),
                 }
                 for n in range(1, channels + 1)
