@@ -85,16 +85,17 @@ def offer_many(
             if arxiv_id in papers and slug in topics
         ]
         if rows:
-            added += session.execute(statement, rows).rowcount
+            added += len(session.execute(statement, rows).all())
     return added
 
 
 def _insert_new_offers(dialect: str):
     """An INSERT of offers that leaves out the keys a channel holds already, a pair offered
-    twice among them too (of the table, not the ORM class: an ORM bulk insert would not say
-    how many rows it wrote)."""
+    twice among them too, and returns the keys it wrote (a many-row insert's rowcount is not
+    known on PostgreSQL). Of the table, not the class: the ORM would take twice as long."""
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    return insert(_OFFERS).on_conflict_do_nothing(index_elements=["channel_id", "key"])
+    new = insert(_OFFERS).on_conflict_do_nothing(index_elements=["channel_id", "key"])
+    return new.returning(_OFFERS.c.key)
 
 
 def _ids(session: Session, name_column, id_column, names: set[str]) -> dict[str, int]:
