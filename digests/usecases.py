@@ -5,7 +5,7 @@ The scheduler (`bot/runner.py`), the command line (`bot/cli.py`) and the chat ad
 (`bot/platforms/`) translate what they receive, call one of these and present what comes back.
 Chat commands (follow, unfollow, schedule, …) are `CommandService.handle`, reached here as
 `UseCases.commands`. Every delivery, scheduled or asked for, is rendered for its platform and
-stored in one place (`UseCases._store`).
+stored in one place (`UseCases._store_all`).
 
 Each use case is one unit of work, or a few when it waits on the network in between; a unit of
 work commits whole or not at all (`digests.store.unit_of_work`).
@@ -198,7 +198,7 @@ class UseCases:
                 session, self.catalog, due.send, per_topic_cap=self.per_topic_cap
             )
             stored = self._store_all(session, map(self._scheduled, planned), now=now)
-        return stored, skipped
+        return len(stored), skipped
 
     def plan_instant(self) -> int:
         """After an ingest: the new papers of `instant` follows, in one batch per channel."""
@@ -211,7 +211,7 @@ class UseCases:
                 now=now,
                 per_topic_cap=self.per_topic_cap,
             )
-            return self._store_all(session, map(self._scheduled, planned), now=now)
+            return len(self._store_all(session, map(self._scheduled, planned), now=now))
 
     def plan_alerts(self) -> int:
         """Scan for spikes and queue an alert for every channel following a spiking topic; the
@@ -227,7 +227,7 @@ class UseCases:
                 now=now,
             )
             outgoing = (_alert(plan, stale_at=now + ALERT_WINDOW) for plan in planned)
-            return self._store_all(session, outgoing, now=now)
+            return len(self._store_all(session, outgoing, now=now))
 
     async def send_digest_now(self, caller: Caller, digest: Digest) -> int:
         """Store this chat's digest as a `manual` delivery and send it; returns parts stored."""
@@ -250,11 +250,11 @@ class UseCases:
                 lambda platform: platform.render_digest(digest, title="Your digest"),
                 digest_offers(digest),
             )
-            parts = self._store(session, outgoing, now=now)
-        if parts is None:
+            stored = self._store_all(session, [outgoing], now=now)
+        if not stored:
             return 0
         await self.dispatcher.drain()
-        return len(parts)
+        return stored[0]
 
     def manual_digest_outcome(self, caller: Caller) -> str:
         """What the chat's latest `manual` digest came to: "sent", "paused: REASON", its
@@ -283,8 +283,19 @@ class UseCases:
             digest_offers(digest),
         )
 
-    def _store_all(self, session: Session, outgoing, *, now: datetime) -> int:
-        return sum(self._store(session, item, now=now) is not None for item in outgoing)
+    def _store_all(self, session: Session, outgoing, *, now: datetime) -> list[int]:
+        """Store each delivery (`_store`) and offer the papers of those with parts for votes,
+        in one batch for them all; the number of parts of each delivery stored."""
+        stored, shown = [], []
+        for item in outgoing:
+            parts = self._store(session, item, now=now)
+            if parts is None:
+                continue
+            stored.append(len(parts))
+            if parts:
+                shown.append((item.channel_id, item.offered))
+        feedback.offer_many(session, shown, now=now)
+        return stored
 
     def _store(self, session: Session, item: Outgoing, *, now: datetime) -> list[dict] | None:
         """Render a delivery for its platform and store it; its parts, or None when the channel
@@ -300,11 +311,7 @@ class UseCases:
             now=now,
             stale_at=item.stale_at,
         )
-        if delivery_id is None:
-            return None
-        if parts:
-            feedback.offer(session, item.channel_id, item.offered, now=now)
-        return parts
+        return None if delivery_id is None else parts
 
     def retry_failed(self, *, since: datetime | None, window: timedelta) -> int:
         """Send the deliveries that ended failed (since a time) again; returns how many."""

@@ -10,10 +10,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from bot.app import App
 from bot.cli import main
+from bot.platforms.telegram import build_telegram
 from digests.chat.commands import Caller
 from digests.delivery.alert_planning import without_off_topic
 from digests.delivery.digest_planning import plan_digests
@@ -24,6 +25,7 @@ from digests.feedback.votes import MIN_VOTED_PAPERS, Voter
 from digests.messages.plain_text import render_text
 from digests.papers.ingest import ingest_records, sync_catalog
 from digests.store import channels
+from digests.store.models import VoteOffer
 from digests.topics.catalog import Catalog
 from digests.topics.evaluation import load_gold
 from digests.topics.tagger import Tagger
@@ -35,6 +37,7 @@ NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
 RL = "rl-for-llm-agents"
 GROUP = Caller(platform="telegram", chat_id="-100", chat_kind="group", can_manage=True)
 OTHER = Caller(platform="telegram", chat_id="-200", chat_kind="group", can_manage=True)
+THIRD = Caller(platform="telegram", chat_id="-300", chat_kind="group", can_manage=True)
 MEMORY = "Episodic memory retrieval for agents, study {n}"
 TOOLS = "Tool calling with web browsers for agents, study {n}"
 
@@ -238,6 +241,30 @@ def test_the_scheduled_digest_of_a_channel_that_voted_is_its_own(
         voted, other = plan_digests(session, catalog, due, per_topic_cap=60)
     assert shown(voted.digest) == [ids[1]]
     assert sorted(shown(other.digest)) == sorted(ids)
+
+
+def test_a_broadcast_offers_every_channel_its_papers_once_so_votes_count_in_each(
+    make_app: Callable[..., App], engine: Engine, catalog: Catalog
+) -> None:
+    ids = seed(engine, catalog, ["Agent study 1", "Agent study 2", "Agent study 3"])
+    now = [NOW]
+    app = make_app(engine, clock=lambda: now[0], settings={"telegram_token": "1:test"})
+    services = app.usecases
+    services.add_platform(build_telegram(app.settings, services))  # renders; never started
+    for caller in (GROUP, OTHER, THIRD):
+        follow(services, caller)
+    digest(services, GROUP)  # asked for now: GROUP was offered these papers already
+
+    now[0] = NOW + timedelta(days=7)  # next Monday: every chat's weekly digest is due
+    assert services.plan_digests("weekly", every_schedule=True) == (3, 0)
+
+    for caller in (GROUP, OTHER, THIRD):
+        assert vote(services, ids[0], UP, user=1, caller=caller).ok
+    with Session(engine) as session:
+        offers = session.exec(select(VoteOffer.channel_id, VoteOffer.offered_at)).all()
+        group = channels.find_channel(session, "telegram", GROUP.chat_id).id
+    assert len(offers) == 3 * len(ids)  # each paper once per chat
+    assert {at for channel_id, at in offers if channel_id == group} == {NOW}  # the first offer
 
 
 def test_export_names_what_went_wrong_and_writes_nothing_half(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -156,7 +156,18 @@ def forget(session: Session, channel_id: int) -> int:
 
 
 def offer(
-    session: Session, channel_id: int, pairs: Iterable[tuple[str, str]], *, now: datetime
+    session: Session, channel_id: int, pairs: Sequence[tuple[str, str]], *, now: datetime
 ) -> int:
     """Record the (arXiv id, topic slug) pairs a delivery shows with vote buttons."""
-    return store.offer(session, channel_id, pairs, key=vote_key, now=now)
+    return offer_many(session, [(channel_id, pairs)], now=now)
+
+
+def offer_many(
+    session: Session,
+    shown: Sequence[tuple[int, Sequence[tuple[str, str]]]],
+    *,
+    now: datetime,
+) -> int:
+    """`offer` for the deliveries of many channels at once (a broadcast), as (channel id,
+    pairs), in a few statements whatever their number."""
+    return store.offer_many(session, shown, key=vote_key, now=now)

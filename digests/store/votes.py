@@ -3,17 +3,20 @@ secret voters are hashed with."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import delete, func, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from digests.store.models import InstallSecret, Paper, Topic, Vote, VoteOffer
 
 _CHUNK = 500
+_CHANNELS_PER_INSERT = 1_000
+_OFFERS = VoteOffer.__table__
 
 
 @dataclass(frozen=True)
@@ -53,39 +56,46 @@ def install_secret(session: Session, name: str, make: Callable[[], str]) -> str:
     return session.get(InstallSecret, name, populate_existing=True).value
 
 
-def offer(
-    session: Session, channel_id: int, pairs: Iterable[tuple[str, str]], *, key, now: datetime
+def offer_many(
+    session: Session,
+    shown: Sequence[tuple[int, Sequence[tuple[str, str]]]],
+    *,
+    key: Callable[[str, str], str],
+    now: datetime,
 ) -> int:
-    """Record that `channel_id` was shown these (arXiv id, topic slug) pairs with buttons
-    whose key is `key(arxiv_id, slug)`; pairs offered before or unknown are skipped."""
-    wanted = {key(arxiv_id, slug): (arxiv_id, slug) for arxiv_id, slug in pairs}
-    if not wanted:
-        return 0
-    held = set(
-        session.execute(
-            select(VoteOffer.key).where(
-                VoteOffer.channel_id == channel_id, VoteOffer.key.in_(list(wanted))
-            )
-        ).scalars()
-    )
-    missing = {k: pair for k, pair in wanted.items() if k not in held}
-    papers = _ids(session, Paper.arxiv_id, Paper.id, {a for a, _ in missing.values()})
-    topics = _ids(session, Topic.slug, Topic.id, {s for _, s in missing.values()})
+    """Record that each channel of `shown` was shown its (arXiv id, topic slug) pairs with
+    buttons whose key is `key(arxiv_id, slug)`, for any number of channels in a few
+    statements; pairs offered before or unknown are skipped. Returns the offers recorded."""
+    papers = _ids(session, Paper.arxiv_id, Paper.id, {a for _, pairs in shown for a, _ in pairs})
+    topics = _ids(session, Topic.slug, Topic.id, {s for _, pairs in shown for _, s in pairs})
+    statement = _insert_new_offers(session.get_bind().dialect.name)
     added = 0
-    for k, (arxiv_id, slug) in missing.items():
-        if arxiv_id in papers and slug in topics:
-            session.add(
-                VoteOffer(
-                    channel_id=channel_id,
-                    key=k,
-                    paper_id=papers[arxiv_id],
-                    topic_id=topics[slug],
-                    offered_at=now,
-                )
-            )
-            added += 1
-    session.flush()
+    # In slices: a broadcast's offers (a million at 100,000 channels) never all in memory.
+    for start in range(0, len(shown), _CHANNELS_PER_INSERT):
+        rows = [
+            {
+                "channel_id": channel_id,
+                "key": key(arxiv_id, slug),
+                "paper_id": papers[arxiv_id],
+                "topic_id": topics[slug],
+                "offered_at": now,
+            }
+            for channel_id, pairs in shown[start : start + _CHANNELS_PER_INSERT]
+            for arxiv_id, slug in pairs
+            if arxiv_id in papers and slug in topics
+        ]
+        if rows:
+            added += len(session.execute(statement, rows).all())
     return added
+
+
+def _insert_new_offers(dialect: str):
+    """An INSERT of offers that leaves out the keys a channel holds already, a pair offered
+    twice among them too, and returns the keys it wrote (a many-row insert's rowcount is not
+    known on PostgreSQL). Of the table, not the class: the ORM would take twice as long."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    new = insert(_OFFERS).on_conflict_do_nothing(index_elements=["channel_id", "key"])
+    return new.returning(_OFFERS.c.key)
 
 
 def _ids(session: Session, name_column, id_column, names: set[str]) -> dict[str, int]:
