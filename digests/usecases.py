@@ -64,6 +64,7 @@ from digests.topics.retag import RetagStatus, retag_batch
 from digests.topics.tagger import Tagger
 
 COMMAND_SYNC_TTL = timedelta(minutes=2)  # a replica that dies while syncing blocks no longer
+OFFER_BATCH = 1_000  # channels whose vote offers are written together while planning
 CUT_LISTING = (
     "arXiv's answer stayed cut short: the entries after the cut were not read; "
     "the next ingest reads the listing again"
@@ -285,7 +286,7 @@ class UseCases:
 
     def _store_all(self, session: Session, outgoing, *, now: datetime) -> list[int]:
         """Store each delivery (`_store`) and offer the papers of those with parts for votes,
-        in one batch for them all; the number of parts of each delivery stored."""
+        in batches of many channels; the number of parts of each delivery stored."""
         stored, shown = [], []
         for item in outgoing:
             parts = self._store(session, item, now=now)
@@ -294,6 +295,9 @@ class UseCases:
             stored.append(len(parts))
             if parts:
                 shown.append((item.channel_id, item.offered))
+            if len(shown) == OFFER_BATCH:  # a broadcast's pairs are never all held at once
+                feedback.offer_many(session, shown, now=now)
+                shown.clear()
         feedback.offer_many(session, shown, now=now)
         return stored
 

@@ -243,9 +243,16 @@ def test_the_scheduled_digest_of_a_channel_that_voted_is_its_own(
     assert sorted(shown(other.digest)) == sorted(ids)
 
 
+@pytest.mark.parametrize("batch", [1_000, 2], ids=["one-batch", "batches-of-two"])
 def test_a_broadcast_offers_every_channel_its_papers_once_so_votes_count_in_each(
-    make_app: Callable[..., App], engine: Engine, catalog: Catalog
+    make_app: Callable[..., App],
+    engine: Engine,
+    catalog: Catalog,
+    batch: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # With batches of two, the three chats' offers are written in two batches.
+    monkeypatch.setattr("digests.usecases.OFFER_BATCH", batch)
     ids = seed(engine, catalog, ["Agent study 1", "Agent study 2", "Agent study 3"])
     now = [NOW]
     app = make_app(engine, clock=lambda: now[0], settings={"telegram_token": "1:test"})
