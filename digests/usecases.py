@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Protocol
@@ -198,7 +198,7 @@ class UseCases:
             planned = plan_digests(
                 session, self.catalog, due.send, per_topic_cap=self.per_topic_cap
             )
-            stored = self._store_all(session, map(self._scheduled, planned), now=now)
+            stored = self._store_all(session, self._scheduled_all(planned), now=now)
         return len(stored), skipped
 
     def plan_instant(self) -> int:
@@ -212,7 +212,7 @@ class UseCases:
                 now=now,
                 per_topic_cap=self.per_topic_cap,
             )
-            return len(self._store_all(session, map(self._scheduled, planned), now=now))
+            return len(self._store_all(session, self._scheduled_all(planned), now=now))
 
     def plan_alerts(self) -> int:
         """Scan for spikes and queue an alert for every channel following a spiking topic; the
@@ -268,11 +268,26 @@ class UseCases:
                 return f"paused: {channel.paused_reason}"
             return deliveries.latest_status(session, channel.id, kind="manual") or "none"
 
-    def _scheduled(self, plan: PlannedDigest) -> Outgoing:
+    def _scheduled_all(self, planned: list[PlannedDigest]) -> Iterator[Outgoing]:
+        """The planned digests as deliveries. Channels that share a digest share its rendering
+        for their platform: at a broadcast, rendering was most of the planning's time."""
+        rendered: dict[tuple[int, str, str], list[dict]] = {}
+        return (self._scheduled(plan, rendered) for plan in planned)
+
+    def _scheduled(
+        self, plan: PlannedDigest, rendered: dict[tuple[int, str, str], list[dict]]
+    ) -> Outgoing:
         """A planned digest as a delivery; an empty digest is stored without parts (skipped)."""
         digest, occurrence = plan.digest, plan.occurrence
         period = period_text(digest.period_start, digest.period_end)
         title = f"{occurrence.kind.title()} digest · {period}"
+
+        def render(platform: Platform) -> list[dict]:
+            key = (id(digest), plan.platform, title)
+            if key not in rendered:
+                rendered[key] = platform.render_digest(digest, title=title)
+            return rendered[key]
+
         return Outgoing(
             plan.channel_id,
             plan.platform,
@@ -280,7 +295,7 @@ class UseCases:
             occurrence.key,
             digest.paper_count,
             occurrence.due_at + self.grace,
-            lambda p: p.render_digest(digest, title=title) if not digest.is_empty else [],
+            render if not digest.is_empty else lambda _: [],
             digest_offers(digest),
         )
 
