@@ -80,7 +80,7 @@ def digest(services: UseCases, caller: Caller = GROUP, *, offer: bool = True):
         channel = channels.find_channel(session, caller.platform, caller.chat_id)
         made = services.commands.digest_for(session, channel.id, now=NOW)
         if offer:
-            feedback.offer(session, channel.id, digest_offers(made), now=NOW)
+            feedback.offer_many(session, [(channel.id, digest_offers(made))], now=NOW)
             session.commit()
     return made
 

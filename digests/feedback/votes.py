@@ -155,19 +155,12 @@ def forget(session: Session, channel_id: int) -> int:
     return store.forget_channel(session, channel_id)
 
 
-def offer(
-    session: Session, channel_id: int, pairs: Sequence[tuple[str, str]], *, now: datetime
-) -> int:
-    """Record the (arXiv id, topic slug) pairs a delivery shows with vote buttons."""
-    return offer_many(session, [(channel_id, pairs)], now=now)
-
-
 def offer_many(
     session: Session,
     shown: Sequence[tuple[int, Sequence[tuple[str, str]]]],
     *,
     now: datetime,
 ) -> int:
-    """`offer` for the deliveries of many channels at once (a broadcast), as (channel id,
-    pairs), in a few statements whatever their number."""
+    """Record the (arXiv id, topic slug) pairs deliveries show with vote buttons, as (channel
+    id, pairs), for any number of channels in a few statements."""
     return store.offer_many(session, shown, key=vote_key, now=now)
