@@ -17,7 +17,6 @@ import pytest
 from digests.topics.catalog import Catalog
 from digests.topics.evaluation import Evaluation, evaluate, load_gold
 from digests.topics.tagger import Tagger
-from tests.seeds import load_seed_papers, seeds_dir
 from tests.shared_data import shared_dir
 
 GOLD = Path(__file__).parent / "data" / "gold"
@@ -73,21 +72,12 @@ def test_astrophysics_papers_get_almost_no_topic(tagger) -> None:
 
 
 def test_the_seed_pages_rl_for_llm_agents_papers_are_right_when_tagged(tagger) -> None:
-    # The seed pages are the product's own, from 2026: newer than every judged paper. Their
-    # abstracts were judged by the same guide (seed_pages.jsonl). Tags there must be right;
-    # recall is lower than on 2025 papers (topics drift) and is guarded, not yet good.
-    labels = {}
-    for line in (GOLD / "seed_pages.jsonl").read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        labels[row["title"]] = row["labels"][HEADLINE]
-    papers = [p for p in load_seed_papers(seeds_dir()) if p.abstract and p.title in labels]
-    assert len(papers) >= 30
-    outcomes = []  # (tagged, judged yes) for the papers judged yes or no
-    for paper in papers:
-        if labels[paper.title] != "borderline":
-            categories = [paper.category] if paper.category else []
-            tags = {t.slug for t in tagger.tag(paper.title, paper.abstract, categories)}
-            outcomes.append((HEADLINE in tags, labels[paper.title] == "yes"))
-    right = sum(tagged and yes for tagged, yes in outcomes)
-    assert right / max(sum(tagged for tagged, _ in outcomes), 1) >= 0.9
-    assert right / sum(yes for _, yes in outcomes) >= 0.45
+    # The seed pages are the product's own, from 2026: newer than every judged paper and never
+    # trained on. Their abstracts were judged by the same guide (seed_pages.jsonl). Tags there
+    # must be right; recall is lower than on 2025 papers (topics drift) and is guarded, not
+    # yet good.
+    newer = evaluate(tagger, load_gold(GOLD / "seed_pages.jsonl"), worst=0)
+    headline = next(t for t in newer.topics if t.slug == HEADLINE)
+    assert headline.true_positives + headline.false_negatives >= 20
+    assert headline.precision >= 0.9
+    assert headline.recall >= 0.45
