@@ -14,6 +14,7 @@ work commits whole or not at all (`digests.store.unit_of_work`).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -64,7 +65,7 @@ from digests.topics.retag import RetagStatus, retag_batch
 from digests.topics.tagger import Tagger
 
 COMMAND_SYNC_TTL = timedelta(minutes=2)  # a replica that dies while syncing blocks no longer
-OFFER_BATCH = 1_000  # channels whose vote offers are written together while planning
+STORE_BATCH = 1_000  # channels whose deliveries and vote offers are written together
 CUT_LISTING = (
     "arXiv's answer stayed cut short: the entries after the cut were not read; "
     "the next ingest reads the listing again"
@@ -300,37 +301,34 @@ class UseCases:
         )
 
     def _store_all(self, session: Session, outgoing, *, now: datetime) -> list[int]:
-        """Store each delivery (`_store`) and offer the papers of those with parts for votes,
-        in batches of many channels; the number of parts of each delivery stored."""
-        stored, shown = [], []
-        for item in outgoing:
-            parts = self._store(session, item, now=now)
-            if parts is None:
-                continue
-            stored.append(len(parts))
-            if parts:
-                shown.append((item.channel_id, item.offered))
-            if len(shown) == OFFER_BATCH:  # a broadcast's pairs are never all held at once
-                feedback.offer_many(session, shown, now=now)
-                shown.clear()
-        feedback.offer_many(session, shown, now=now)
+        """Render each delivery for its platform and store it, and offer the papers of those
+        with parts for votes, STORE_BATCH channels at a time (a broadcast is never all held at
+        once); the number of parts of each delivery stored, leaving out the periods a channel
+        has already."""
+        stored = []
+        outgoing = iter(outgoing)
+        for batch in iter(lambda: list(itertools.islice(outgoing, STORE_BATCH)), []):
+            new = [
+                deliveries.NewDelivery(
+                    item.channel_id,
+                    item.kind,
+                    item.period_key,
+                    item.render(self.platforms[item.platform]),
+                    item.paper_count,
+                    item.stale_at,
+                )
+                for item in batch
+            ]
+            ids = deliveries.enqueue_many(session, new, now=now)
+            written = [
+                (item, delivery)
+                for item, delivery, delivery_id in zip(batch, new, ids, strict=True)
+                if delivery_id is not None
+            ]
+            stored += [len(delivery.parts) for _, delivery in written]
+            shown = [(i.channel_id, i.offered) for i, delivery in written if delivery.parts]
+            feedback.offer_many(session, shown, now=now)
         return stored
-
-    def _store(self, session: Session, item: Outgoing, *, now: datetime) -> list[dict] | None:
-        """Render a delivery for its platform and store it; its parts, or None when the channel
-        has this period already."""
-        parts = item.render(self.platforms[item.platform])
-        delivery_id = deliveries.enqueue(
-            session,
-            channel_id=item.channel_id,
-            kind=item.kind,
-            period_key=item.period_key,
-            parts=parts,
-            paper_count=item.paper_count,
-            now=now,
-            stale_at=item.stale_at,
-        )
-        return None if delivery_id is None else parts
 
     def retry_failed(self, *, since: datetime | None, window: timedelta) -> int:
         """Send the deliveries that ended failed (since a time) again; returns how many."""

@@ -115,6 +115,38 @@ async def test_a_period_is_stored_once_however_often_it_is_enqueued(engine):
     assert enqueue(engine, channel_id) is None
 
 
+async def test_a_batch_stores_the_new_periods_and_leaves_out_those_a_channel_has(
+    engine, dispatcher, sender
+):
+    # Stored before the batch, and twice within it: each period is stored once, its parts too.
+    first = make_channel(engine, "-100")
+    with Session(engine) as session:
+        second = channels.get_or_create_channel(
+            session, platform="telegram", chat_id="-200", kind="group", now=NOW
+        ).id
+        session.commit()
+    assert enqueue(engine, first, period="2026-W40") is not None
+
+    def weekly(channel_id: int, period: str, text: str) -> deliveries.NewDelivery:
+        return deliveries.NewDelivery(channel_id, "weekly", period, [{"text": text}])
+
+    batch = [
+        weekly(first, "2026-W40", "again"),
+        weekly(first, "2026-W41", "next week"),
+        weekly(second, "2026-W40", "other chat"),
+        weekly(second, "2026-W40", "twice"),
+        deliveries.NewDelivery(second, "weekly", "2026-W39", parts=[]),
+    ]
+    with Session(engine) as session:
+        ids = deliveries.enqueue_many(session, batch, now=NOW)
+        session.commit()
+    assert [id_ is not None for id_ in ids] == [False, True, True, False, True]
+    assert delivery_status(engine, ids[4]) == "skipped"  # nothing to send for that period
+    await dispatcher.drain()
+    sent = sorted(texts(sender))
+    assert sent == ["next week", "other chat", "part 0", "part 1", "part 2"]
+
+
 async def test_every_part_is_sent_once_in_order(engine, dispatcher, sender):
     delivery_id = enqueue(engine, make_channel(engine))
     report = await dispatcher.drain()

@@ -251,8 +251,9 @@ def test_a_broadcast_offers_every_channel_its_papers_once_so_votes_count_in_each
     batch: int,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # With batches of two, the three chats' offers are written in two batches.
-    monkeypatch.setattr("digests.usecases.OFFER_BATCH", batch)
+    # With batches of two, the three chats are read, stored and offered in two batches.
+    monkeypatch.setattr("digests.usecases.STORE_BATCH", batch)
+    monkeypatch.setattr("digests.delivery.digest_planning.PLAN_BATCH", batch)
     ids = seed(engine, catalog, ["Agent study 1", "Agent study 2", "Agent study 3"])
     now = [NOW]
     app = make_app(engine, clock=lambda: now[0], settings={"telegram_token": "1:test"})

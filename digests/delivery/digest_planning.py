@@ -28,6 +28,8 @@ from digests.papers.records import as_utc
 from digests.store import channels, deliveries, follow_filters, schedules
 from digests.topics.catalog import Catalog
 
+PLAN_BATCH = 1_000  # due channels read together: fewer queries, and within every IN's limit
+
 
 @dataclass(frozen=True)
 class PlannedDigest:
@@ -71,18 +73,12 @@ def record_skipped(
 ) -> int:
     """Store missed periods as skipped deliveries, so they are neither sent nor planned again."""
     stored = 0
-    for channel_id, occurrence in skipped:
-        stored += (
-            deliveries.enqueue(
-                session,
-                channel_id=channel_id,
-                kind=occurrence.kind,
-                period_key=occurrence.key,
-                parts=[],
-                now=now,
-            )
-            is not None
-        )
+    for start in range(0, len(skipped), PLAN_BATCH):
+        new = [
+            deliveries.NewDelivery(channel_id, occurrence.kind, occurrence.key, parts=[])
+            for channel_id, occurrence in skipped[start : start + PLAN_BATCH]
+        ]
+        stored += sum(id_ is not None for id_ in deliveries.enqueue_many(session, new, now=now))
     return stored
 
 
@@ -116,13 +112,30 @@ def plan_digests(
     *,
     per_topic_cap: int = 5,
 ) -> list[PlannedDigest]:
-    """Compose each due channel's digest; channels following the same topics share one."""
-    platforms = channels.platforms_of(session, [channel_id for channel_id, _ in due])
-    votes = feedback_of_channels(session, platforms)
+    """Compose each due channel's digest; channels following the same topics share one.
+    Channels are read PLAN_BATCH at a time, a few queries for each batch."""
     composed: dict[tuple, Digest] = {}
     planned = []
+    for start in range(0, len(due), PLAN_BATCH):
+        batch = due[start : start + PLAN_BATCH]
+        planned += _plan_batch(session, catalog, batch, composed, per_topic_cap=per_topic_cap)
+    return planned
+
+
+def _plan_batch(
+    session: Session,
+    catalog: Catalog,
+    due: Sequence[tuple[int, Occurrence]],
+    composed: dict[tuple, Digest],
+    *,
+    per_topic_cap: int,
+) -> list[PlannedDigest]:
+    platforms = channels.platforms_of(session, [channel_id for channel_id, _ in due])
+    votes = feedback_of_channels(session, platforms)
+    follows = _followed_topics_of(session, catalog, due)
+    planned = []
     for channel_id, occurrence in due:
-        topics = followed_topics(session, catalog, channel_id, occurrence.kind)
+        topics = follows.get((channel_id, occurrence.kind))
         if not topics:
             continue
         feedback = votes.get(channel_id)
@@ -140,6 +153,19 @@ def plan_digests(
             )
         planned.append(PlannedDigest(channel_id, platforms[channel_id], occurrence, composed[key]))
     return planned
+
+
+def _followed_topics_of(
+    session: Session, catalog: Catalog, due: Sequence[tuple[int, Occurrence]]
+) -> dict[tuple[int, str], list]:
+    """`followed_topics` of each due (channel, kind), in a query per kind and one for filters."""
+    slugs: dict[tuple[int, str], list[str]] = {}
+    for kind in sorted({occurrence.kind for _, occurrence in due}):
+        ids = [channel_id for channel_id, occurrence in due if occurrence.kind == kind]
+        for channel_id, followed in channels.followed_slugs_of(session, ids, mode=kind).items():
+            slugs[channel_id, kind] = followed
+    filters = follow_filters.by_slug(session, {s for found in slugs.values() for s in found})
+    return {key: known_topics(catalog, found, filters) for key, found in slugs.items()}
 
 
 def plan_instant(

@@ -6,14 +6,18 @@ write that must be seen by other workers at once (a claim, a part sent) is one o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
 from digests.store.models import Channel, Delivery, DeliveryPart
+
+_DELIVERIES = Delivery.__table__
+_PARTS = DeliveryPart.__table__
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,18 @@ class Claimed:
     last_error: str | None
 
 
+@dataclass(frozen=True)
+class NewDelivery:
+    """A delivery to store: a channel's digest or alert for one period, already rendered."""
+
+    channel_id: int
+    kind: str
+    period_key: str
+    parts: list[dict]
+    paper_count: int = 0
+    stale_at: datetime | None = None
+
+
 def enqueue(
     session: Session,
     *,
@@ -44,29 +60,57 @@ def enqueue(
 ) -> int | None:
     """Store a delivery and its parts, worth sending until `stale_at`; None when this
     channel already has this period."""
-    try:
-        with session.begin_nested():
-            delivery = Delivery(
-                channel_id=channel_id,
-                kind=kind,
-                period_key=period_key,
-                paper_count=paper_count,
-                created_at=now,
-                next_attempt_at=now,
-                stale_at=stale_at,
-                status="pending" if parts else "skipped",
-                completed_at=None if parts else now,
-            )
-            session.add(delivery)
-            session.flush()
-            session.add_all(
-                DeliveryPart(delivery_id=delivery.id, seq=seq, payload=payload)
-                for seq, payload in enumerate(parts)
-            )
-            session.flush()
-    except IntegrityError:
-        return None
-    return delivery.id
+    new = NewDelivery(channel_id, kind, period_key, parts, paper_count, stale_at)
+    return enqueue_many(session, [new], now=now)[0]
+
+
+def enqueue_many(
+    session: Session, new: Sequence[NewDelivery], *, now: datetime
+) -> list[int | None]:
+    """Store deliveries and their parts, a few statements for any number: each one's id, in
+    order, or None where its channel has that period already (stored before, or earlier in
+    `new`). A delivery without parts is stored as skipped."""
+    if not new:
+        return []
+    rows = [
+        {
+            "channel_id": item.channel_id,
+            "kind": item.kind,
+            "period_key": item.period_key,
+            "status": "pending" if item.parts else "skipped",
+            "paper_count": item.paper_count,
+            "attempts": 0,
+            "created_at": now,
+            "next_attempt_at": now,
+            "stale_at": item.stale_at,
+            "completed_at": None if item.parts else now,
+        }
+        for item in new
+    ]
+    written = session.execute(_insert_new_deliveries(session.get_bind().dialect.name), rows)
+    ids = {(channel, kind, period): id_ for id_, channel, kind, period in written}
+    found = [ids.pop((item.channel_id, item.kind, item.period_key), None) for item in new]
+    parts = [
+        {"delivery_id": delivery_id, "seq": seq, "payload": payload}
+        for delivery_id, item in zip(found, new, strict=True)
+        if delivery_id is not None
+        for seq, payload in enumerate(item.parts)
+    ]
+    if parts:
+        session.execute(insert(_PARTS), parts)
+    return found
+
+
+def _insert_new_deliveries(dialect: str):
+    """An INSERT that leaves out the periods a channel has already and returns what it wrote
+    (which rows a many-row insert wrote is not known otherwise). Of the table, not the class:
+    the ORM would send one statement per row."""
+    insert_ = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    new = insert_(_DELIVERIES).on_conflict_do_nothing(
+        index_elements=["channel_id", "kind", "period_key"]
+    )
+    columns = _DELIVERIES.c
+    return new.returning(columns.id, columns.channel_id, columns.kind, columns.period_key)
 
 
 def claim_due(
