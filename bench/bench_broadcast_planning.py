@@ -1,6 +1,7 @@
 """Benchmark: planning the weekly digest of every channel at once (a broadcast).
 
     .venv/bin/python bench/bench_broadcast_planning.py [--channels 10000] [--papers 300] [--runs 3]
+        [--mode weekly|instant]
     DIGESTBOT_BENCH_POSTGRES_URL=postgresql+psycopg://... \
         .venv/bin/python bench/bench_broadcast_planning.py
 
@@ -11,6 +12,8 @@ the past week, and N channels, half Telegram, half Discord, each following one t
 topics weekly on a schedule that fell in the last hour, nothing stored yet. Then times the
 leader's planning step, `UseCases.plan_digests("weekly", every_schedule=True)`, on the app
 `bot.app.build_app` wires, with the Telegram and Discord adapters' renderers (no network).
+With `--mode instant` the channels follow the topics `instant` since before the papers came,
+and the step timed is the one after an ingest, `UseCases.plan_instant()`.
 Every run plans from the same state: the deliveries and vote offers of the run before are
 deleted first (on PostgreSQL then vacuumed, as autovacuum would).
 
@@ -99,7 +102,7 @@ def real_papers(count: int) -> list[PaperRecord]:
     ]
 
 
-def build(engine: Engine, channels: int, papers: int, seed: int = 7) -> None:
+def build(engine: Engine, channels: int, papers: int, mode: str, seed: int = 7) -> None:
     rng = random.Random(seed)
     upgrade_schema(engine)
     with Session(engine) as session:
@@ -133,8 +136,10 @@ def build(engine: Engine, channels: int, papers: int, seed: int = 7) -> None:
                 for n in range(1, channels + 1)
             ],
         )
+        # Instant followers follow from before the papers, or they would have nothing new.
+        followed_at = NOW if mode == "weekly" else NOW - timedelta(days=9)
         follows = [
-            {"channel_id": n, "topic_id": topic, "mode": "weekly", "created_at": NOW}
+            {"channel_id": n, "topic_id": topic, "mode": mode, "created_at": followed_at}
             for n in range(1, channels + 1)
             for topic in rng.sample(topic_ids, rng.randint(1, 3))
         ]
@@ -194,7 +199,7 @@ class StatementCount:
         self.sent += 1
 
 
-def measure(url: str, channels: int, runs: int) -> tuple[list[Run], int]:
+def measure(url: str, channels: int, runs: int, mode: str) -> tuple[list[Run], int]:
     app = broadcast_app(url)
     stopwatch = Stopwatch()
     original = getattr(votes, OFFER)
@@ -206,7 +211,10 @@ def measure(url: str, channels: int, runs: int) -> tuple[list[Run], int]:
             forget_plans(app.engine)
             stopwatch.seconds, before = 0.0, statements.sent
             started = time.perf_counter()
-            stored, _ = app.usecases.plan_digests("weekly", every_schedule=True)
+            if mode == "weekly":
+                stored, _ = app.usecases.plan_digests("weekly", every_schedule=True)
+            else:
+                stored = app.usecases.plan_instant()
             seconds = time.perf_counter() - started
             if stored != channels:
                 raise SystemExit(f"planned {stored:,} digests for {channels:,} channels")
@@ -219,14 +227,14 @@ def measure(url: str, channels: int, runs: int) -> tuple[list[Run], int]:
     return timings, offers
 
 
-def report(label: str, url: str, channels: int, runs: int) -> None:
-    timings, offers = measure(url, channels, runs)
+def report(label: str, url: str, channels: int, runs: int, mode: str) -> None:
+    timings, offers = measure(url, channels, runs, mode)
     seconds = [run.seconds for run in timings]
     median = statistics.median(seconds)
     offering = statistics.median(run.offering for run in timings)
     statements = statistics.median(run.statements for run in timings)
     print(
-        f"{label}: {channels:,} channels, {offers:,} offers: median {median:.2f} s, "
+        f"{label}, {mode}: {channels:,} channels, {offers:,} offers: median {median:.2f} s, "
         f"{1000 * median / channels:.3f} ms per channel (min {min(seconds):.2f}, "
         f"max {max(seconds):.2f}); recording offers {offering:.2f} s "
         f"({100 * offering / median:.0f}%); {statements:,.0f} statements; {runs} runs",
@@ -239,22 +247,23 @@ def main() -> None:
     parser.add_argument("--channels", type=int, default=10_000)
     parser.add_argument("--papers", type=int, default=300)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--mode", choices=["weekly", "instant"], default="weekly")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         url = f"sqlite:///{scratch}/broadcast.db"
         built = open_engine(url)
-        build(built, args.channels, args.papers)
+        build(built, args.channels, args.papers, args.mode)
         built.dispose()
-        report("sqlite", url, args.channels, args.runs)
+        report("sqlite", url, args.channels, args.runs, args.mode)
     postgres = os.environ.get("DIGESTBOT_BENCH_POSTGRES_URL")
     if postgres:
         built = open_engine(postgres)
         with built.begin() as connection:
             connection.execute(text("DROP SCHEMA public CASCADE"))
             connection.execute(text("CREATE SCHEMA public"))
-        build(built, args.channels, args.papers)
+        build(built, args.channels, args.papers, args.mode)
         built.dispose()
-        report("postgresql", postgres, args.channels, args.runs)
+        report("postgresql", postgres, args.channels, args.runs, args.mode)
 
 
 if __name__ == "__main__":

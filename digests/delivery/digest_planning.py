@@ -20,7 +20,7 @@ from digests.delivery.due import (
     split_due,
     weekdays_due_between,
 )
-from digests.feedback.votes import channel_feedback, feedback_of_channels
+from digests.feedback.votes import ChannelFeedback, feedback_of_channels
 from digests.follows.filters import FollowFilter
 from digests.messages.digest import Digest
 from digests.messages.reports import build_digest
@@ -132,36 +132,54 @@ def _plan_batch(
 ) -> list[PlannedDigest]:
     platforms = channels.platforms_of(session, [channel_id for channel_id, _ in due])
     votes = feedback_of_channels(session, platforms)
-    follows = _followed_topics_of(session, catalog, due)
+    follows = _followed_topics_of(session, catalog, [(c, o.kind) for c, o in due])
     planned = []
     for channel_id, occurrence in due:
         topics = follows.get((channel_id, occurrence.kind))
         if not topics:
             continue
-        feedback = votes.get(channel_id)
-        key = (tuple(t.slug for t in topics), occurrence.period_start, occurrence.period_end)
-        if feedback is not None:  # its votes make its digest its own
-            key += (channel_id,)
-        if key not in composed:
-            composed[key] = build_digest(
-                session,
-                topics,
-                since=occurrence.period_start,
-                until=occurrence.period_end,
-                per_topic_cap=per_topic_cap,
-                feedback=feedback,
-            )
-        planned.append(PlannedDigest(channel_id, platforms[channel_id], occurrence, composed[key]))
+        start, end = occurrence.period_start, occurrence.period_end
+        digest = _shared_digest(
+            session,
+            composed,
+            (channel_id, votes.get(channel_id)),
+            topics,
+            (start, end),
+            since=start,
+            until=end,
+            per_topic_cap=per_topic_cap,
+        )
+        planned.append(PlannedDigest(channel_id, platforms[channel_id], occurrence, digest))
     return planned
 
 
+def _shared_digest(
+    session: Session,
+    composed: dict[tuple, Digest],
+    voter: tuple[int, ChannelFeedback | None],
+    topics: list,
+    window: tuple,
+    **build,
+) -> Digest:
+    """`build_digest(session, topics, **build)` for a channel, shared with every channel
+    asking for the same topics and `window` in this planning run; a channel's votes (`voter`
+    is its id and feedback) make its digest its own."""
+    channel_id, feedback = voter
+    key = (tuple(t.slug for t in topics), *window)
+    if feedback is not None:
+        key += (channel_id,)
+    if key not in composed:
+        composed[key] = build_digest(session, topics, feedback=feedback, **build)
+    return composed[key]
+
+
 def _followed_topics_of(
-    session: Session, catalog: Catalog, due: Sequence[tuple[int, Occurrence]]
+    session: Session, catalog: Catalog, wanted: Sequence[tuple[int, str]]
 ) -> dict[tuple[int, str], list]:
-    """`followed_topics` of each due (channel, kind), in a query per kind and one for filters."""
+    """`followed_topics` of each (channel, kind), in a query per kind and one for filters."""
     slugs: dict[tuple[int, str], list[str]] = {}
-    for kind in sorted({occurrence.kind for _, occurrence in due}):
-        ids = [channel_id for channel_id, occurrence in due if occurrence.kind == kind]
+    for kind in sorted({kind for _, kind in wanted}):
+        ids = [channel_id for channel_id, wanted_kind in wanted if wanted_kind == kind]
         for channel_id, followed in channels.followed_slugs_of(session, ids, mode=kind).items():
             slugs[channel_id, kind] = followed
     filters = follow_filters.by_slug(session, {s for found in slugs.values() for s in found})
@@ -176,24 +194,35 @@ def plan_instant(
     now: datetime,
     per_topic_cap: int = 5,
 ) -> list[PlannedDigest]:
-    """For channels with `instant` follows: the papers tagged since their last instant batch."""
+    """For channels with `instant` follows: the papers tagged since their last instant batch.
+    Channels following the same topics since the same moment share one digest."""
     last_sent = deliveries.last_created(session, kind="instant")
+    followers = channels.live_followers(session, "instant", platforms)
+    composed: dict[tuple, Digest] = {}
     planned = []
-    for channel_id, platform, followed_at in channels.live_followers(session, "instant", platforms):
-        since = as_utc(last_sent.get(channel_id) or followed_at)
-        topics = followed_topics(session, catalog, channel_id, "instant")
-        digest = build_digest(
-            session,
-            topics,
-            since=since.date() - timedelta(days=1),
-            until=now.date(),
-            per_topic_cap=per_topic_cap,
-            tagged_after=since,
-            feedback=channel_feedback(session, channel_id),
-        )
-        if not digest.is_empty:
-            occurrence = Occurrence(
-                "instant", now.isoformat(timespec="seconds"), now, since.date(), now.date()
+    for start in range(0, len(followers), PLAN_BATCH):
+        batch = followers[start : start + PLAN_BATCH]
+        follows = _followed_topics_of(session, catalog, [(c, "instant") for c, _, _ in batch])
+        votes = feedback_of_channels(session, [channel_id for channel_id, _, _ in batch])
+        for channel_id, platform, followed_at in batch:
+            topics = follows.get((channel_id, "instant"))
+            if not topics:
+                continue
+            since = as_utc(last_sent.get(channel_id) or followed_at)
+            digest = _shared_digest(
+                session,
+                composed,
+                (channel_id, votes.get(channel_id)),
+                topics,
+                (since,),
+                since=since.date() - timedelta(days=1),
+                until=now.date(),
+                per_topic_cap=per_topic_cap,
+                tagged_after=since,
             )
-            planned.append(PlannedDigest(channel_id, platform, occurrence, digest))
+            if not digest.is_empty:
+                occurrence = Occurrence(
+                    "instant", now.isoformat(timespec="seconds"), now, since.date(), now.date()
+                )
+                planned.append(PlannedDigest(channel_id, platform, occurrence, digest))
     return planned
