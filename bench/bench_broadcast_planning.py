@@ -1,4 +1,4 @@
-"""Benchmark: planning the weekly digest of every channel at once (a broadcast).
+"""Benchmark: planning every channel's weekly digest at once (a broadcast), or instant batches.
 
     .venv/bin/python bench/bench_broadcast_planning.py [--channels 10000] [--papers 300] [--runs 3]
         [--mode weekly|instant]
