@@ -105,8 +105,10 @@ class Runtime:
         say("ingest: %s", report.summary().replace("\n", ", "))
         self.metrics.papers_ingested += report.new
         if self.is_leader and report.new:
-            self.usecases.plan_instant()
-            if alerts := self.usecases.plan_alerts():
+            # Planning for many channels takes seconds: in a thread, so commands and the
+            # platforms' heartbeats are answered meanwhile.
+            await asyncio.to_thread(self.usecases.plan_instant)
+            if alerts := await asyncio.to_thread(self.usecases.plan_alerts):
                 log.info("spike alerts: %d queued", alerts)
             await self.drain()
 
@@ -125,7 +127,7 @@ class Runtime:
                 self._swept.clear()  # if it leads again, it first looks at every schedule
                 return
             for kind in ("weekly", "daily"):
-                self.plan(kind)
+                await self.plan(kind)
 
     def share_send_rates(self, session: Session, ttl: timedelta) -> None:
         """Pace each platform at this replica's share of its per-bot limit."""
@@ -134,12 +136,14 @@ class Runtime:
             self.dispatcher.share_send_rate(platform, share)
             self.metrics.send_share[platform] = share
 
-    def plan(self, kind: str) -> int:
-        """Store every due digest of this kind as a delivery; returns how many were stored."""
+    async def plan(self, kind: str) -> int:
+        """Store every due digest of this kind as a delivery; returns how many were stored.
+        In a thread: a broadcast to thousands of channels takes seconds."""
         # A new leader looks at every schedule once; after that, at the recent ones.
         every_schedule = kind not in self._swept
         self._swept.add(kind)
-        stored, skipped = self.usecases.plan_digests(kind, every_schedule=every_schedule)
+        plan = self.usecases.plan_digests
+        stored, skipped = await asyncio.to_thread(plan, kind, every_schedule=every_schedule)
         if stored or skipped:
             log.info("%s digests: %d stored, %d missed periods skipped", kind, stored, skipped)
         return stored

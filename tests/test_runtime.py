@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
+import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -68,6 +70,30 @@ async def test_the_weekly_digest_is_printed_when_due_and_only_once(runtime):
     out = stream.getvalue()
     assert out.count("Weekly digest") == 1
     assert "study 1" in out and "in the last four weeks" in out
+
+
+async def test_the_bot_stays_responsive_while_the_leader_plans_digests(runtime, monkeypatch):
+    # Planning is held until the event loop itself lets it go: run on the loop, it would wait
+    # for the loop, which could not run until it returned.
+    runtime, clock, stream = runtime
+    clock.now = MONDAY_9 + timedelta(minutes=1)
+    started, released = threading.Event(), threading.Event()
+    held = []
+    plan_digests = runtime.usecases.plan_digests
+
+    def held_until_released(*args, **kwargs):
+        started.set()
+        held.append(released.wait(timeout=5))
+        return plan_digests(*args, **kwargs)
+
+    monkeypatch.setattr(runtime.usecases, "plan_digests", held_until_released)
+    leading = asyncio.create_task(runtime.lead())
+    assert await asyncio.to_thread(started.wait, 5)
+    released.set()  # the loop runs while the planning waits
+    await leading
+    await runtime.drain()
+    assert held[0] is True
+    assert stream.getvalue().count("Weekly digest") == 1
 
 
 async def test_a_digest_missed_during_downtime_is_sent_late_within_the_grace(runtime):
