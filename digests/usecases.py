@@ -14,7 +14,6 @@ work commits whole or not at all (`digests.store.unit_of_work`).
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -59,6 +58,7 @@ from digests.signals.spike_settings import SpikeSettings
 from digests.status import Status, read_status
 from digests.store import channels, command_sync, deliveries, repo
 from digests.store import lease as leases
+from digests.store.bulk import chunks
 from digests.store.unit_of_work import SessionFactory, unit_of_work
 from digests.topics.catalog import Catalog, TopicDef
 from digests.topics.retag import RetagStatus, retag_batch
@@ -306,8 +306,7 @@ class UseCases:
         once); the number of parts of each delivery stored, leaving out the periods a channel
         has already."""
         stored = []
-        outgoing = iter(outgoing)
-        for batch in iter(lambda: list(itertools.islice(outgoing, STORE_BATCH)), []):
+        for batch in chunks(outgoing, STORE_BATCH):
             new = [
                 deliveries.NewDelivery(
                     item.channel_id,

@@ -26,6 +26,7 @@ from digests.messages.digest import Digest
 from digests.messages.reports import build_digest
 from digests.papers.records import as_utc
 from digests.store import channels, deliveries, follow_filters, schedules
+from digests.store.bulk import chunks
 from digests.topics.catalog import Catalog
 
 PLAN_BATCH = 1_000  # due channels read together: fewer queries, and within every IN's limit
@@ -72,22 +73,18 @@ def record_skipped(
     session: Session, skipped: Sequence[tuple[int, Occurrence]], *, now: datetime
 ) -> int:
     """Store missed periods as skipped deliveries, so they are neither sent nor planned again."""
-    stored = 0
-    for start in range(0, len(skipped), PLAN_BATCH):
-        new = [
-            deliveries.NewDelivery(channel_id, occurrence.kind, occurrence.key, parts=[])
-            for channel_id, occurrence in skipped[start : start + PLAN_BATCH]
-        ]
-        stored += sum(id_ is not None for id_ in deliveries.enqueue_many(session, new, now=now))
-    return stored
+    new = [
+        deliveries.NewDelivery(channel_id, occurrence.kind, occurrence.key, parts=[])
+        for channel_id, occurrence in skipped
+    ]
+    return sum(id_ is not None for id_ in deliveries.enqueue_many(session, new, now=now))
 
 
 def followed_topics(
     session: Session, catalog: Catalog, channel_id: int, kind: str | None = None
 ) -> list:
     """What a channel follows (as `kind`, when given): catalog topics and follow filters."""
-    slugs = channels.followed_slugs(session, channel_id, mode=kind)
-    return known_topics(catalog, slugs, follow_filters.by_slug(session, slugs))
+    return _followed_topics_of(session, catalog, [(channel_id, kind)]).get((channel_id, kind), [])
 
 
 def known_topics(catalog: Catalog, slugs, filters: Mapping[str, FollowFilter] = {}) -> list:
@@ -116,8 +113,7 @@ def plan_digests(
     Channels are read PLAN_BATCH at a time, a few queries for each batch."""
     composed: dict[tuple, Digest] = {}
     planned = []
-    for start in range(0, len(due), PLAN_BATCH):
-        batch = due[start : start + PLAN_BATCH]
+    for batch in chunks(due, PLAN_BATCH):
         planned += _plan_batch(session, catalog, batch, composed, per_topic_cap=per_topic_cap)
     return planned
 
@@ -174,11 +170,11 @@ def _shared_digest(
 
 
 def _followed_topics_of(
-    session: Session, catalog: Catalog, wanted: Sequence[tuple[int, str]]
-) -> dict[tuple[int, str], list]:
+    session: Session, catalog: Catalog, wanted: Sequence[tuple[int, str | None]]
+) -> dict[tuple[int, str | None], list]:
     """`followed_topics` of each (channel, kind), in a query per kind and one for filters."""
-    slugs: dict[tuple[int, str], list[str]] = {}
-    for kind in sorted({kind for _, kind in wanted}):
+    slugs: dict[tuple[int, str | None], list[str]] = {}
+    for kind in {kind for _, kind in wanted}:
         ids = [channel_id for channel_id, wanted_kind in wanted if wanted_kind == kind]
         for channel_id, followed in channels.followed_slugs_of(session, ids, mode=kind).items():
             slugs[channel_id, kind] = followed
@@ -200,8 +196,7 @@ def plan_instant(
     followers = channels.live_followers(session, "instant", platforms)
     composed: dict[tuple, Digest] = {}
     planned = []
-    for start in range(0, len(followers), PLAN_BATCH):
-        batch = followers[start : start + PLAN_BATCH]
+    for batch in chunks(followers, PLAN_BATCH):
         follows = _followed_topics_of(session, catalog, [(c, "instant") for c, _, _ in batch])
         votes = feedback_of_channels(session, [channel_id for channel_id, _, _ in batch])
         for channel_id, platform, followed_at in batch:

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, func, insert, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
+from digests.store.bulk import insert_new
 from digests.store.models import Channel, Delivery, DeliveryPart
 
 _DELIVERIES = Delivery.__table__
@@ -87,7 +87,17 @@ def enqueue_many(
         }
         for item in new
     ]
-    written = session.execute(_insert_new_deliveries(session.get_bind().dialect.name), rows)
+    columns = _DELIVERIES.c
+    new_rows = insert_new(
+        session,
+        _DELIVERIES,
+        ["channel_id", "kind", "period_key"],
+        columns.id,
+        columns.channel_id,
+        columns.kind,
+        columns.period_key,
+    )
+    written = session.execute(new_rows, rows)
     ids = {(channel, kind, period): id_ for id_, channel, kind, period in written}
     found = [ids.pop((item.channel_id, item.kind, item.period_key), None) for item in new]
     parts = [
@@ -99,18 +109,6 @@ def enqueue_many(
     if parts:
         session.execute(insert(_PARTS), parts)
     return found
-
-
-def _insert_new_deliveries(dialect: str):
-    """An INSERT that leaves out the periods a channel has already and returns what it wrote
-    (which rows a many-row insert wrote is not known otherwise). Of the table, not the class:
-    the ORM would send one statement per row."""
-    insert_ = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    new = insert_(_DELIVERIES).on_conflict_do_nothing(
-        index_elements=["channel_id", "kind", "period_key"]
-    )
-    columns = _DELIVERIES.c
-    return new.returning(columns.id, columns.channel_id, columns.kind, columns.period_key)
 
 
 def claim_due(

@@ -7,7 +7,7 @@ Bulk paths (paper upserts, tag writes, momentum counts) use SQLAlchemy Core stat
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 
@@ -15,6 +15,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlmodel import Session
 
 from digests.papers.records import PaperRecord
+from digests.store.bulk import chunks
 from digests.store.models import IngestState, Paper, PaperTopic, Topic
 from digests.store.search_words import stored_search_text
 
@@ -40,11 +41,6 @@ class TopicRow:
     id: int
     slug: str
     name: str
-
-
-def _chunks(items: Sequence, size: int = _CHUNK) -> Iterator[Sequence]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 def _paper_values(record: PaperRecord, now: datetime) -> dict:
@@ -98,7 +94,7 @@ def upsert_papers(
     incoming = _newest_per_id(records)
     result = UpsertResult(superseded=len(records) - len(incoming))
     stored: dict[str, tuple[int, int, datetime | None, datetime]] = {}
-    for ids in _chunks(list(incoming)):
+    for ids in chunks(incoming, _CHUNK):
         rows = session.execute(
             select(Paper.id, Paper.arxiv_id, Paper.version, Paper.updated, Paper.published).where(
                 Paper.arxiv_id.in_(ids)
@@ -126,7 +122,7 @@ def upsert_papers(
         session.execute(update(Paper).where(Paper.id == paper_id).values(**values))
         result.updated[paper_id] = record
 
-    for batch in _chunks(to_insert):
+    for batch in chunks(to_insert, _CHUNK):
         statement = insert(Paper).returning(Paper.id, Paper.arxiv_id)
         rows = session.execute(statement, [_paper_values(record, now) for record in batch])
         by_id = {record.arxiv_id: record for record in batch}
@@ -137,7 +133,7 @@ def upsert_papers(
 def held_ids(session: Session, arxiv_ids: Sequence[str]) -> set[str]:
     """Which of `arxiv_ids` (base ids) are stored."""
     held: set[str] = set()
-    for ids in _chunks(list(dict.fromkeys(arxiv_ids))):
+    for ids in chunks(dict.fromkeys(arxiv_ids), _CHUNK):
         held.update(
             session.execute(select(Paper.arxiv_id).where(Paper.arxiv_id.in_(ids))).scalars()
         )
@@ -191,7 +187,7 @@ def write_tags(
     paper_ids = list(tags)
     held: dict[tuple[int, int, str], float] = {}
     first_tagged: dict[tuple[int, int], datetime] = {}
-    for ids in _chunks(paper_ids):
+    for ids in chunks(paper_ids, _CHUNK):
         rows = session.execute(
             select(
                 PaperTopic.paper_id,
@@ -255,7 +251,7 @@ def paper_topics(
 ) -> dict[int, set[int]]:
     """Per paper, its topic ids: from tags of any source, or of `sources` only."""
     topics: dict[int, set[int]] = {paper_id: set() for paper_id in paper_ids}
-    for ids in _chunks(list(paper_ids)):
+    for ids in chunks(paper_ids, _CHUNK):
         statement = select(PaperTopic.paper_id, PaperTopic.topic_id).where(
             PaperTopic.paper_id.in_(ids)
         )
@@ -354,7 +350,7 @@ def tagged_papers(
     for paper_id, topic_id, score in session.execute(statement):
         scores[paper_id][topic_id] = score
     papers: list[tuple[Paper, dict[int, float]]] = []
-    for ids in _chunks(list(scores)):
+    for ids in chunks(scores, _CHUNK):
         for paper in session.exec(select(Paper).where(Paper.id.in_(ids))).scalars():
             papers.append((paper, scores[paper.id]))
     return papers

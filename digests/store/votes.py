@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import delete, func, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from digests.store.bulk import chunks, insert_new
 from digests.store.models import InstallSecret, Paper, Topic, Vote, VoteOffer
 
 _CHUNK = 500
@@ -68,10 +68,11 @@ def offer_many(
     statements; pairs offered before or unknown are skipped. Returns the offers recorded."""
     papers = _ids(session, Paper.arxiv_id, Paper.id, {a for _, pairs in shown for a, _ in pairs})
     topics = _ids(session, Topic.slug, Topic.id, {s for _, pairs in shown for _, s in pairs})
-    statement = _insert_new_offers(session.get_bind().dialect.name)
+    # A pair offered before, or twice among these, is left out.
+    statement = insert_new(session, _OFFERS, ["channel_id", "key"], _OFFERS.c.key)
     added = 0
     # In slices: a broadcast's offers (a million at 100,000 channels) never all in memory.
-    for start in range(0, len(shown), _CHANNELS_PER_INSERT):
+    for channels in chunks(shown, _CHANNELS_PER_INSERT):
         rows = [
             {
                 "channel_id": channel_id,
@@ -80,7 +81,7 @@ def offer_many(
                 "topic_id": topics[slug],
                 "offered_at": now,
             }
-            for channel_id, pairs in shown[start : start + _CHANNELS_PER_INSERT]
+            for channel_id, pairs in channels
             for arxiv_id, slug in pairs
             if arxiv_id in papers and slug in topics
         ]
@@ -89,20 +90,9 @@ def offer_many(
     return added
 
 
-def _insert_new_offers(dialect: str):
-    """An INSERT of offers that leaves out the keys a channel holds already, a pair offered
-    twice among them too, and returns the keys it wrote (a many-row insert's rowcount is not
-    known on PostgreSQL). Of the table, not the class: the ORM would take twice as long."""
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    new = insert(_OFFERS).on_conflict_do_nothing(index_elements=["channel_id", "key"])
-    return new.returning(_OFFERS.c.key)
-
-
 def _ids(session: Session, name_column, id_column, names: set[str]) -> dict[str, int]:
     found: dict[str, int] = {}
-    names_list = sorted(names)
-    for start in range(0, len(names_list), _CHUNK):
-        chunk = names_list[start : start + _CHUNK]
+    for chunk in chunks(sorted(names), _CHUNK):
         rows = session.execute(select(name_column, id_column).where(name_column.in_(chunk)))
         found.update((name, row_id) for name, row_id in rows)
     return found
@@ -179,9 +169,7 @@ def channel_tallies(session: Session, channel_id: int) -> list[VotedPaper]:
 
 def channels_with_votes(session: Session, channel_ids: Sequence[int]) -> set[int]:
     found: set[int] = set()
-    ids = sorted(set(channel_ids))
-    for start in range(0, len(ids), _CHUNK):
-        chunk = ids[start : start + _CHUNK]
+    for chunk in chunks(sorted(set(channel_ids)), _CHUNK):
         query = select(Vote.channel_id).where(Vote.channel_id.in_(chunk)).distinct()
         found.update(session.execute(query).scalars())
     return found
@@ -189,9 +177,8 @@ def channels_with_votes(session: Session, channel_ids: Sequence[int]) -> set[int
 
 def voted_papers(session: Session, paper_ids: Sequence[int]) -> dict[int, Paper]:
     found: dict[int, Paper] = {}
-    ids = sorted(set(paper_ids))
-    for start in range(0, len(ids), _CHUNK):
-        rows = session.execute(select(Paper).where(Paper.id.in_(ids[start : start + _CHUNK])))
+    for chunk in chunks(sorted(set(paper_ids)), _CHUNK):
+        rows = session.execute(select(Paper).where(Paper.id.in_(chunk)))
         found.update((paper.id, paper) for paper in rows.scalars())
     return found
 
