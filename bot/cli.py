@@ -78,6 +78,11 @@ def _command(commands, name: str, summary: str, description: str) -> argparse.Ar
     return commands.add_parser(name, help=summary, description=description)
 
 
+def _actions(command: argparse.ArgumentParser, dest: str):
+    """The ACTIONs a command requires (`digestbot db upgrade`); which one lands in `dest`."""
+    return command.add_subparsers(dest=dest, metavar="ACTION", required=True)
+
+
 def _date_option(command: argparse.ArgumentParser, flag: str, help: str) -> None:
     command.add_argument(flag, type=_iso_date, metavar="DATE", help=help)
     command.epilog = "DATE is a day as YYYY-MM-DD."
@@ -237,8 +242,7 @@ def _add_maintenance_commands(commands) -> None:
         "digests and alerts that failed to go out",
         "Digests and alerts that ended failed (see `digestbot status`).",
     )
-    sending_commands = sending.add_subparsers(dest="deliveries_command", metavar="ACTION")
-    sending_commands.required = True
+    sending_commands = _actions(sending, "deliveries_command")
     retry = _command(
         sending_commands,
         "retry",
@@ -252,8 +256,7 @@ def _add_maintenance_commands(commands) -> None:
         "readers' 👍/👎 votes",
         "Readers' 👍/👎 votes on the papers of digests and alerts.",
     )
-    feedback_commands = feedback.add_subparsers(dest="feedback_command", metavar="ACTION")
-    feedback_commands.required = True
+    feedback_commands = _actions(feedback, "feedback_command")
     export = _command(
         feedback_commands,
         "export",
@@ -267,7 +270,7 @@ def _add_maintenance_commands(commands) -> None:
         "--output", type=Path, metavar="FILE", help="write here instead of standard output"
     )
     db = _command(commands, "db", "database maintenance", "Database maintenance.")
-    db_commands = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)
+    db_commands = _actions(db, "db_command")
     _command(
         db_commands,
         "upgrade",
