@@ -22,7 +22,7 @@ DATABASE_SCHEMES = ("sqlite", "postgresql", "postgres")
 # Unknown names in `.env` starting so are taken for misspelt settings.
 OUR_PREFIXES = (
     "ARXIV_", "DATABASE_", "DELIVERY_", "DIGEST_", "DISCORD_", "HEALTH_", "INSTANCE",
-    "LOG_", "SCHEDULER_", "SPIKE_", "TELEGRAM_", "TERMINAL_", "TOPICS_",
+    "LOG_", "SCHEDULER_", "SLACK_", "SPIKE_", "TELEGRAM_", "TERMINAL_", "TOPICS_",
 )  # fmt: skip
 
 
@@ -102,6 +102,17 @@ class Settings(BaseSettings):
     # (`digestbot links`, the topic pages' "Add to Discord" button).
     discord_application_id: int | None = None
 
+    # Slack (docs/slack.md): the bot token (xoxb-) turns the adapter on. With an app-level
+    # token (xapp-) it receives over Socket Mode; else with the signing secret it serves the
+    # Events API, slash commands and buttons at http://SLACK_EVENTS_LISTEN/slack/events.
+    slack_bot_token: SecretStr | None = None
+    slack_app_token: SecretStr | None = None
+    slack_signing_secret: SecretStr | None = None
+    slack_events_listen: str = "0.0.0.0:3000"
+    slack_api_url: str = "https://slack.com/api/"
+    # The app's install (or share) link, for `digestbot links`.
+    slack_install_url: str | None = None
+
     @field_validator("arxiv_categories", mode="before")
     @classmethod
     def _split_categories(cls, value: object) -> object:
@@ -118,7 +129,7 @@ class Settings(BaseSettings):
             value = [part.strip() for part in value.split(",") if part.strip()]
         return value
 
-    @field_validator("telegram_webhook_listen")
+    @field_validator("telegram_webhook_listen", "slack_events_listen")
     @classmethod
     def _host_port(cls, value: str) -> str:
         host, _, port = value.rpartition(":")
@@ -144,7 +155,10 @@ class Settings(BaseSettings):
             raise ValueError(f"expected one of {', '.join(LOG_LEVELS)}, not {value[:20]!r}")
         return value.strip().upper()
 
-    @field_validator("arxiv_api_url", "arxiv_rss_url", "telegram_api_url", "discord_api_url")
+    @field_validator(
+        "arxiv_api_url", "arxiv_rss_url", "telegram_api_url", "discord_api_url",
+        "slack_api_url",
+    )
     @classmethod
     def _http_url(cls, value: str) -> str:
         return _url(value, ("http", "https"))
@@ -173,7 +187,9 @@ class Settings(BaseSettings):
 
     def secrets(self) -> list[str]:
         """What must never be shown: bot tokens, the webhook secret, the database password."""
-        found = [t.get_secret_value() for t in (self.telegram_token, self.discord_token) if t]
+        tokens = (self.telegram_token, self.discord_token, self.slack_bot_token)
+        tokens += (self.slack_app_token, self.slack_signing_secret)
+        found = [t.get_secret_value() for t in tokens if t]
         if self.telegram_token:
             found.append(self.telegram_webhook_secret())
         if password := urlsplit(self.database_url).password:
