@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -19,7 +20,7 @@ from sqlmodel import Session
 
 from bot.app import App
 from bot.platforms.slack import SlackAdapter
-from digests.store import channels
+from digests.store import channels, deliveries
 from digests.usecases import UseCases
 from tests.fakes.slack_server import FakeSlack, Rate, button, visible
 from tests.papers import seed_agent_papers
@@ -184,3 +185,153 @@ async def test_a_channel_the_app_is_removed_from_shows_as_paused_in_status(bot: 
     (welcome,) = await bot.slack.wait_for_sent(PAPERS, 1, WAIT)
     assert "this chat follows RL for LLM Agents" in visible(welcome)
     assert bot.channel(PAPERS).paused_reason is None
+
+
+# --- who may change what a channel follows --------------------------------------------------
+
+
+async def test_a_member_who_is_neither_admin_nor_creator_is_refused_privately(bot: Bot) -> None:
+    refused = await bot.say(PAPERS, MEMBER, "/follow", "RL for LLM Agents")
+    assert "Only members who can manage this channel" in visible(refused)
+    assert refused["response_type"] == "ephemeral"
+    assert bot.follows(PAPERS) == []
+
+
+async def test_a_workspace_admin_may_change_a_channel_they_did_not_create(bot: Bot) -> None:
+    answer = await bot.say(PAPERS, ADMIN, "/follow", "RL for LLM Agents")
+    assert visible(answer).startswith("Following RL for LLM Agents.")
+    assert bot.follows(PAPERS) == [RL]
+
+
+async def test_anyone_follows_in_their_direct_messages_with_the_app(bot: Bot) -> None:
+    answer = await bot.say(DM, MEMBER, "/follow", "RL for LLM Agents")
+    assert visible(answer).startswith("Following RL for LLM Agents.")
+
+
+async def test_every_command_of_the_table_is_a_slash_command_answered_to_the_asker(
+    bot: Bot,
+) -> None:
+    for name in ("following", "topics", "trending", "help"):
+        answer = await bot.say(PAPERS, MEMBER, f"/{name}")
+        assert answer["response_type"] == "ephemeral" and visible(answer), name
+    assert "/follow" in visible(await bot.say(PAPERS, MEMBER, "/help"))
+
+
+async def test_follow_without_a_topic_offers_buttons_and_a_press_follows(bot: Bot) -> None:
+    offer = await bot.say(PAPERS, CREATOR, "/follow")
+    (choices,) = [b for b in offer["blocks"] if b["type"] == "actions"]
+    pressed = choices["elements"][0]
+    await bot.slack.press(PAPERS, CREATOR, {**pressed, "block_id": "choices"})
+    (done,) = (await bot.slack.wait_for_responses(PAPERS, 2, WAIT))[1:]
+    assert visible(done).startswith(f"Following {pressed['text']['text']}.")
+    assert done["replace_original"] is True and len(bot.follows(PAPERS)) == 1
+
+
+# --- the Events API over HTTP: signed requests only ----------------------------------------
+
+
+async def test_the_events_api_takes_a_signed_slash_command(http_bot: Bot) -> None:
+    answer = await http_bot.say(PAPERS, CREATOR, "/follow", "RL for LLM Agents")
+    assert visible(answer).startswith("Following RL for LLM Agents.")
+
+
+def follow_payload(slack: FakeSlack) -> dict:
+    return {"team_id": "T0001", "channel_id": PAPERS, "channel_name": "papers",
+            "user_id": CREATOR, "command": "/follow", "text": "RL for LLM Agents",
+            "response_url": f"{slack.base_url}/respond/{PAPERS}/{CREATOR}"}  # fmt: skip
+
+
+async def test_a_request_signed_with_another_secret_is_refused(http_bot: Bot) -> None:
+    slack = http_bot.slack
+    answer = await slack.post_signed("slash_commands", follow_payload(slack), secret="forged")
+    assert answer["status"] == 401
+    assert http_bot.follows(PAPERS) == [] and slack.responses[PAPERS] == []
+
+
+async def test_a_correctly_signed_request_ten_minutes_old_is_refused(http_bot: Bot) -> None:
+    slack = http_bot.slack
+    old = int(time.time()) - 600  # a replay of a captured request
+    answer = await slack.post_signed("slash_commands", follow_payload(slack), timestamp=old)
+    assert answer["status"] == 401
+    assert http_bot.follows(PAPERS) == []
+
+
+async def test_an_event_delivered_twice_is_acted_on_once(http_bot: Bot) -> None:
+    bot = http_bot
+    await bot.say(PAPERS, CREATOR, "/follow", "RL for LLM Agents")
+    bot.slack.channels[PAPERS].members.discard("UBOT")
+    left = {"type": "channel_left", "channel": PAPERS, "actor_id": CREATOR}
+    assert (await bot.slack.event(left, event_id="Ev0LEFT"))["status"] == 200
+    assert await wait_until(lambda: bot.channel(PAPERS).paused_reason is not None, WAIT)
+    await bot.slack.invite_bot(PAPERS, by=CREATOR)
+    await bot.slack.wait_for_sent(PAPERS, 1, WAIT)  # welcomed back: resumed
+
+    replay = await bot.slack.event(left, event_id="Ev0LEFT")  # Slack's retry, or a replay
+    assert replay["status"] == 200
+    await bot.say(PAPERS, MEMBER, "/following")  # handled after the replay
+    assert bot.channel(PAPERS).paused_reason is None
+
+
+# --- sending: Slack's errors, rate limits and limits ----------------------------------------
+
+
+def enqueue(bot: Bot, channel_id: str, parts: list[dict]) -> None:
+    with Session(bot.engine, expire_on_commit=False) as session:
+        channel = channels.get_or_create_channel(
+            session, platform="slack", chat_id=channel_id, now=NOW
+        )
+        deliveries.enqueue(session, channel_id=channel.id, kind="weekly",
+                           period_key="2026-W40", parts=parts, now=NOW)  # fmt: skip
+        session.commit()
+
+
+PART = {"text": "weekly digest", "blocks": [{"type": "section",
+        "text": {"type": "mrkdwn", "text": "weekly digest"}}]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("break_it", "error"),
+    [
+        (lambda slack: slack.channels[PAPERS].members.discard("UBOT"), "not_in_channel"),
+        (lambda slack: slack.channels.pop(PAPERS), "channel_not_found"),
+        (lambda slack: setattr(slack, "revoked", "account_inactive"), "account_inactive"),
+        (lambda slack: setattr(slack, "revoked", "token_revoked"), "token_revoked"),
+    ],
+    ids=["not_in_channel", "channel_not_found", "account_inactive", "token_revoked"],
+)
+async def test_a_channel_slack_refuses_is_paused_with_the_reason(
+    bot: Bot, break_it: Callable, error: str
+) -> None:
+    enqueue(bot, PAPERS, [PART])
+    break_it(bot.slack)
+    report = await asyncio.wait_for(bot.services.dispatcher.drain(), WAIT)
+    assert report.paused == 1
+    assert bot.channel(PAPERS).paused_reason.startswith(f"Slack: {error} (")
+    assert any(f"paused slack {PAPERS}: Slack: {error}" in line
+               for line in bot.services.status().lines())  # fmt: skip
+
+
+async def test_a_burst_to_one_channel_goes_at_slacks_pace_without_a_429(bot: Bot) -> None:
+    enqueue(bot, PAPERS, [PART] * 6)
+    report = await asyncio.wait_for(bot.services.dispatcher.drain(), WAIT)
+    assert report.parts_sent == 6 and len(bot.slack.posts(PAPERS)) == 6
+    assert bot.slack.flood_count == 0
+
+
+async def test_a_429_is_waited_out_as_told_and_nothing_is_lost(bot: Bot) -> None:
+    bot.adapter.sender.gap = 0  # as if another process posted to the channel meanwhile
+    enqueue(bot, PAPERS, [PART] * 4)
+    report = await asyncio.wait_for(bot.services.dispatcher.drain(), WAIT)
+    assert bot.slack.flood_count >= 1
+    assert report.parts_sent == 4 and len(bot.slack.posts(PAPERS)) == 4
+
+
+async def test_a_long_digest_is_split_within_block_kits_limits(bot: Bot, catalog) -> None:
+    sent = await weekly_digest(bot, catalog, papers=60)
+    posts = [record for record in sent if record["method"] == "post"]
+    assert len(posts) >= 3  # 60 papers of two blocks each
+    assert all(len(post["blocks"]) <= 50 for post in posts)  # the fake refuses more anyway
+    assert "(continued)" in visible(posts[1])
+    numbers = [b["elements"][0]["text"]["text"] for p in posts for b in p["blocks"]
+               if b["type"] == "actions"]  # fmt: skip
+    assert numbers == [f"👍 {n}" for n in range(1, 61)]
