@@ -156,11 +156,11 @@ def _add_reading_commands(commands) -> None:
     links = _command(
         commands,
         "links",
-        "the links that follow a topic from Telegram or Discord",
+        "the links that follow a topic from Telegram, Discord or Slack",
         "The links a topic page's \"Follow this topic\" button points to: Telegram links that "
         "follow the topic in a private chat or a group (needs TELEGRAM_BOT_USERNAME), and the "
         "Discord install link with what to type once the bot is in (needs "
-        "DISCORD_APPLICATION_ID).",
+        "DISCORD_APPLICATION_ID), and Slack's (needs SLACK_INSTALL_URL).",
     )
     links.add_argument("topic", metavar="TOPIC", help="display name or slug, in any case")
     preview = _command(
@@ -482,7 +482,12 @@ def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
         print(f"Discord, then type in a channel: /follow topic:{topic.slug}")
     else:
         print("Discord: unknown; set DISCORD_APPLICATION_ID to the bot's application id")
-    return 0 if username or settings.discord_application_id else 1
+    if settings.slack_install_url:
+        print(f"Slack, add to a workspace: {settings.slack_install_url}")
+        print(f"Slack, then type in a channel: /invite @digestbot, then /follow {topic.name}")
+    else:
+        print("Slack: unknown; set SLACK_INSTALL_URL to the app's install link (docs/slack.md)")
+    return 0 if username or settings.discord_application_id or settings.slack_install_url else 1
 
 
 def cmd_preview(settings: Settings, args: argparse.Namespace) -> int:

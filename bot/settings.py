@@ -163,7 +163,7 @@ class Settings(BaseSettings):
     def _http_url(cls, value: str) -> str:
         return _url(value, ("http", "https"))
 
-    @field_validator("public_url")
+    @field_validator("public_url", "slack_install_url")
     @classmethod
     def _public_url(cls, value: str | None) -> str | None:
         return None if not value else _url(value, ("http", "https")).rstrip("/")

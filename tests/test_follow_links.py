@@ -153,13 +153,27 @@ def test_links_prints_every_link_for_a_fuzzily_named_topic(monkeypatch, tmp_path
     assert f"/follow topic:{RL}" in out
 
 
-def test_links_without_settings_says_what_to_set(monkeypatch, tmp_path, capsys) -> None:
+def test_links_prints_the_slack_install_link_and_what_to_type(
+    monkeypatch, tmp_path, capsys
+) -> None:
     monkeypatch.chdir(tmp_path)
     for name in ("TELEGRAM_BOT_USERNAME", "DISCORD_APPLICATION_ID"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SLACK_INSTALL_URL", "https://lab.slack.com/apps/A0001")
+    assert main(["links", "rl for llm agents"]) == 0
+    out = capsys.readouterr().out
+    assert "Slack, add to a workspace: https://lab.slack.com/apps/A0001" in out
+    assert "/invite @digestbot, then /follow RL for LLM Agents" in out
+
+
+def test_links_without_settings_says_what_to_set(monkeypatch, tmp_path, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in ("TELEGRAM_BOT_USERNAME", "DISCORD_APPLICATION_ID", "SLACK_INSTALL_URL"):
         monkeypatch.delenv(name, raising=False)
     assert main(["links", RL]) == 1
     out = capsys.readouterr().out
     assert "set TELEGRAM_BOT_USERNAME" in out and "set DISCORD_APPLICATION_ID" in out
+    assert "set SLACK_INSTALL_URL" in out
 
 
 def test_links_for_an_unknown_topic_fails_naming_it(monkeypatch, tmp_path, capsys) -> None:
