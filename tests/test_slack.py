@@ -20,6 +20,7 @@ from sqlmodel import Session
 
 from bot.app import App
 from bot.platforms.slack import SlackAdapter
+from bot.settings import SettingsError
 from digests.store import channels, deliveries
 from digests.usecases import UseCases
 from tests.fakes.slack_server import FakeSlack, Rate, button, visible
@@ -335,3 +336,17 @@ async def test_a_long_digest_is_split_within_block_kits_limits(bot: Bot, catalog
     numbers = [b["elements"][0]["text"]["text"] for p in posts for b in p["blocks"]
                if b["type"] == "actions"]  # fmt: skip
     assert numbers == [f"👍 {n}" for n in range(1, 61)]
+
+
+async def test_a_refused_bot_token_stops_the_start_in_one_line_without_quoting_it(
+    make_app: Callable[..., App], sqlite_engine: Engine
+) -> None:
+    async with FakeSlack() as slack:
+        settings = {"slack_bot_token": "xoxb-wrong", "slack_app_token": slack.app_token,
+                    "slack_api_url": slack.api_url}  # fmt: skip
+        app = make_app(sqlite_engine, settings=settings)
+        adapter = SlackAdapter(app.settings, app.usecases)
+        with pytest.raises(SettingsError) as refused:
+            await asyncio.wait_for(adapter.start(), WAIT)
+        assert str(refused.value) == "SLACK_BOT_TOKEN was refused: invalid_auth"
+        await adapter.stop()
