@@ -21,6 +21,7 @@ from sqlmodel import Session
 from bot.app import App
 from bot.platforms.slack import SlackAdapter
 from bot.settings import SettingsError
+from digests.delivery.sending import Transient
 from digests.store import channels, deliveries
 from digests.usecases import UseCases
 from tests.fakes.slack_server import FakeSlack, Rate, button, visible
@@ -350,3 +351,14 @@ async def test_a_refused_bot_token_stops_the_start_in_one_line_without_quoting_i
             await asyncio.wait_for(adapter.start(), WAIT)
         assert str(refused.value) == "SLACK_BOT_TOKEN was refused: invalid_auth"
         await adapter.stop()
+
+
+async def test_slack_unreachable_at_start_is_a_transient_failure_tried_again(
+    make_app: Callable[..., App], sqlite_engine: Engine
+) -> None:
+    closed = f"http://127.0.0.1:{free_port()}/api/"  # nothing listens there
+    settings = {"slack_bot_token": "xoxb-any", "slack_api_url": closed}
+    app = make_app(sqlite_engine, settings=settings)
+    adapter = SlackAdapter(app.settings, app.usecases)
+    with pytest.raises(Transient, match="Slack cannot be reached"):
+        await asyncio.wait_for(adapter.start(), WAIT)

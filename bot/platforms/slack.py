@@ -31,7 +31,7 @@ import logging
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -120,6 +120,9 @@ class SlackSender:
                     initial_comment=payload.get("text", ""),
                     thread_ts=thread,
                 )
+                # The file is shared (a message posted) by the last of three requests: the
+                # channel's next post waits a full gap from then, not from the first.
+                self._next[address.chat_id] = self.clock() + self.gap
                 return str(answer["file"]["id"])
             answer = await self.client.chat_postMessage(
                 channel=address.chat_id,
@@ -261,25 +264,18 @@ class SlackAdapter:
     # --- lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Check the token, then receive over Socket Mode or the Events API (or send only).
+        """Check the tokens, then receive over Socket Mode or the Events API (or send only).
 
         Raises Transient while Slack cannot be reached, SettingsError when it refuses a token.
         """
-        try:
-            identity = await self.client.auth_test()
-        except SlackApiError as exc:
-            error = exc.response.get("error")
-            if send_failure(exc) is None or error in UNAVAILABLE:
-                raise SettingsError(f"SLACK_BOT_TOKEN was refused: {error}") from None
-            raise Transient(f"Slack: {exc.response.get('error')}") from exc
-        except aiohttp.ClientError as exc:
-            raise Transient(f"Slack cannot be reached: {exc}") from exc
+        identity = await _checked("SLACK_BOT_TOKEN", self.client.auth_test())
         self.bot_user = identity["user_id"]
         settings = self.settings
         if settings.slack_app_token is not None:
             token = settings.slack_app_token.get_secret_value()
-            self._socket = AsyncSocketModeHandler(self.app, token, web_client=self.client)
-            await self._socket.connect_async()
+            socket = AsyncSocketModeHandler(self.app, token, web_client=self.client)
+            await _checked("SLACK_APP_TOKEN", socket.connect_async())
+            self._socket = socket
             log.info("slack: receiving over Socket Mode")
         elif settings.slack_signing_secret is not None:
             host, _, port = settings.slack_events_listen.rpartition(":")
@@ -431,6 +427,20 @@ class SlackAdapter:
 
     async def _on_error(self, error: Exception, body: dict) -> None:
         log.error("slack: a request failed (%s)", body.get("type"), exc_info=error)
+
+
+async def _checked(setting: str, call: Awaitable[Any]) -> Any:
+    """`call`'s answer; SettingsError naming `setting` when Slack refuses its token, Transient
+    while Slack cannot be reached or answers with trouble of its own."""
+    try:
+        return await call
+    except SlackApiError as exc:
+        error = exc.response.get("error")
+        if send_failure(exc) is None or error in UNAVAILABLE:
+            raise SettingsError(f"{setting} was refused: {error}") from None
+        raise Transient(f"Slack: {error or exc.response.status_code}") from exc
+    except (TimeoutError, aiohttp.ClientError) as exc:
+        raise Transient(f"Slack cannot be reached: {exc}") from exc
 
 
 def build_slack(settings: Settings, services: UseCases) -> SlackAdapter | None:

@@ -9,8 +9,8 @@
 The Web API is `POST /api/<method>` (or GET with a query) with a bearer token, the body
 form-encoded (values that are lists or objects JSON-encoded) or JSON, answered `{"ok": ...}`
 with Slack's error codes.
-`chat.postMessage` checks Block Kit's limits and allows about one message a second in each
-channel (`Rate`, a token bucket on an injectable clock); a refusal is HTTP 429 with
+`chat.postMessage` checks Block Kit's limits and, with a shared file, allows about one message
+a second in each channel (`Rate`, a token bucket on an injectable clock); a refusal is HTTP 429 with
 `Retry-After` and counts in `flood_count`. `files_upload_v2`'s three steps are served
 (`files.getUploadURLExternal`, the upload itself at the URL it returns,
 `files.completeUploadExternal`). Accepted posts and files are recorded per channel (`sent`);
@@ -397,7 +397,8 @@ class FakeSlack:
             raise SlackError("invalid_blocks", headers={"X-Problem": problem})
         self._take_turn(channel.id)
         ts = f"{time.time():.0f}.{next(self._ids):06d}"
-        record = {"method": "post", "ts": ts, "text": args.get("text", ""), "blocks": blocks}
+        record = {"method": "post", "ts": ts, "text": args.get("text", ""), "blocks": blocks,
+                  "at": self.clock()}  # fmt: skip
         self.sent[channel.id].append(record)
         return {"channel": channel.id, "ts": ts, "message": {"text": record["text"], "ts": ts}}
 
@@ -412,10 +413,12 @@ class FakeSlack:
         if not files or any(f.get("id") not in self.uploads for f in files):
             raise SlackError("file_not_found")
         channel = self._writable(args.get("channel_id", ""))
+        self._take_turn(channel.id)  # sharing the file posts a message in the channel
         for item in files:
             record = {"method": "file", "id": item["id"], "title": item.get("title", ""),
                       "bytes": self.uploads[item["id"]],
-                      "initial_comment": args.get("initial_comment", "")}  # fmt: skip
+                      "initial_comment": args.get("initial_comment", ""),
+                      "at": self.clock()}  # fmt: skip
             self.sent[channel.id].append(record)
         return {"files": [{"id": f["id"], "title": f.get("title", "")} for f in files]}
 

@@ -1,0 +1,209 @@
+"""Fan-out of one weekly digest to many Slack channels, against Slack's per-channel limit.
+
+    .venv/bin/python bench/bench_slack_fanout.py [--channels 100] [--runs 3] [--speed 1]
+
+The real adapter (slack-sdk's AsyncWebClient, the adapter's per-channel pacing) and the real
+Dispatcher send stored deliveries to the fake Slack on 127.0.0.1, which allows one message a
+second in each channel (chat.postMessage and shared files alike; 429 with Retry-After over
+it). Each channel gets a digest of 2-4 parts: its chart (files_upload_v2), then one to three
+Block Kit messages. Prints, per run and as the median of the runs, the posts a second each
+channel received against the allowed one (the median over channels of parts after the first
+over the time from its first to its last), the posts a second overall, the 429s the fake
+answered and the parts lost (missing, duplicated or out of order). `--speed N` runs the limit
+N times faster (a quick check only). The budget: at least 95% of the per-channel limit,
+nothing lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pydantic import SecretStr
+from sqlmodel import Session
+
+from bot.app import build_app
+from bot.platforms.slack import CHANNEL_GAP, SlackAdapter
+from bot.platforms.slack_render import render_digest
+from bot.settings import Settings
+from digests.messages.chart_spec import CHART_KEY
+from digests.messages.digest import DigestPaper, TopicRef, compose_digest
+from digests.papers.records import abs_url
+from digests.signals.momentum import compute_momentum
+from digests.store import channels, deliveries
+from digests.store.engine import open_engine, upgrade_schema
+from tests.fakes.slack_server import FakeSlack, Rate
+
+NOW = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)
+ALLOWED_PER_SECOND = 1.0  # Slack's chat.postMessage limit in one channel
+TOPIC = TopicRef("rl-for-llm-agents", "RL for LLM Agents")
+SIZES = (2, 3, 4)  # parts of a digest: the chart, then one to three messages
+
+
+@dataclass
+class RunResult:
+    parts: int
+    seconds: float
+    per_channel: float  # median posts/s a channel received
+    allowed: float
+    floods: int
+    lost: int
+
+    @property
+    def share(self) -> float:
+        return self.per_channel / self.allowed
+
+
+def digests_by_size() -> dict[int, list[dict]]:
+    """Rendered digests of 2, 3 and 4 parts (the chart and 1-3 messages), of synthetic papers."""
+    as_of = NOW.date()
+    counts = {as_of - timedelta(days=n): 4 for n in range(0, 84, 7)}
+    momenta = {TOPIC.slug: compute_momentum(TOPIC.name, counts, {as_of: 900}, as_of)}
+    found: dict[int, list[dict]] = {}
+    for papers in range(1, 120, 3):
+        digest = compose_digest(
+            [TOPIC],
+            [paper(n, as_of) for n in range(papers)],
+            momenta,
+            as_of - timedelta(days=6),
+            as_of,
+            per_topic_cap=200,
+        )
+        parts = render_digest(digest, title="Weekly digest")
+        found.setdefault(len(parts), parts)
+        if all(size in found for size in SIZES):
+            break
+    return {size: found[size] for size in SIZES}
+
+
+def paper(n: int, as_of: date) -> DigestPaper:
+    arxiv_id = f"2609.{n:05d}"
+    return DigestPaper(
+        arxiv_id=arxiv_id,
+        title=f"Turn-level credit assignment for long-horizon web agents, study {n}",
+        url=abs_url(arxiv_id),
+        authors=("Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"),
+        published=as_of,
+        primary_category="cs.LG",
+        abstract="We train web agents with reinforcement learning and turn-level rewards. " * 3,
+        scores={TOPIC.slug: 1.0 - n / 1000},
+    )
+
+
+def channel_plan(count: int, seed: int) -> dict[str, int]:
+    rng = random.Random(seed)
+    return {f"C{n:07d}": rng.choice(SIZES) for n in range(count)}
+
+
+async def run_once(args: argparse.Namespace, seed: int) -> RunResult:
+    sizes = digests_by_size()
+    plan = channel_plan(args.channels, seed)
+    with tempfile.TemporaryDirectory() as folder:
+        engine = open_engine(f"sqlite:///{folder}/bench.db")
+        upgrade_schema(engine)
+        try:
+            return await fan_out(args, engine, plan, sizes)
+        finally:
+            engine.dispose()
+
+
+def store(engine, plan: dict[str, int], sizes: dict[int, list[dict]]) -> None:
+    with Session(engine) as session:
+        for chat_id, size in plan.items():
+            channel = channels.get_or_create_channel(
+                session, platform="slack", chat_id=chat_id, now=NOW
+            )
+            deliveries.enqueue(
+                session,
+                channel_id=channel.id,
+                kind="weekly",
+                period_key="2026-W40",
+                parts=sizes[size],
+                now=NOW,
+            )
+        session.commit()
+
+
+async def fan_out(args, engine, plan: dict[str, int], sizes: dict[int, list[dict]]) -> RunResult:
+    store(engine, plan, sizes)
+    rate = Rate().scaled(args.speed)
+    async with FakeSlack(rate=rate, retry_unit=1 / args.speed) as slack:
+        for chat_id in plan:
+            slack.add_channel(chat_id, chat_id.lower())
+        settings = Settings(
+            _env_file=None,
+            database_url=engine.url.render_as_string(hide_password=False),
+            slack_bot_token=SecretStr(slack.bot_token),
+            slack_api_url=slack.api_url,
+        )
+        app = build_app(settings, migrate=False, clock=lambda: NOW)
+        app.usecases.dispatcher.concurrency = args.concurrency
+        adapter = SlackAdapter(settings, app.usecases, channel_gap=CHANNEL_GAP / args.speed)
+        app.usecases.add_platform(adapter)
+        await adapter.start()  # sends only: neither an app token nor a signing secret
+        try:
+            started = time.monotonic()
+            await app.usecases.dispatcher.drain()
+            seconds = time.monotonic() - started
+        finally:
+            await adapter.stop()
+            app.close()
+        rates, lost = [], 0
+        for chat_id, size in plan.items():
+            got = slack.sent[chat_id]
+            lost += count_lost(got, sizes[size])
+            if len(got) > 1:
+                rates.append((len(got) - 1) / (got[-1]["at"] - got[0]["at"]))
+        allowed = ALLOWED_PER_SECOND * args.speed
+        parts = sum(plan.values())
+        return RunResult(parts, seconds, statistics.median(rates), allowed, slack.flood_count, lost)
+
+
+def count_lost(got: list[dict], wanted: list[dict]) -> int:
+    """Parts missing, doubled or out of place: each record compared with the part at its place."""
+    seen = [r["initial_comment"] if r["method"] == "file" else r["blocks"] for r in got]
+    expected = [p["text"] if CHART_KEY in p else p["blocks"] for p in wanted]
+    mismatched = sum(a != b for a, b in zip(seen, expected, strict=False))
+    return abs(len(seen) - len(expected)) + mismatched
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--channels", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--speed", type=float, default=1.0, help="the limit N times faster")
+    parser.add_argument("--concurrency", type=int, default=32, help="Dispatcher workers")
+    args = parser.parse_args()
+
+    results = []
+    for run in range(1, args.runs + 1):
+        result = asyncio.run(run_once(args, seed=run))
+        results.append(result)
+        print(
+            f"run {run}: {result.parts} parts to {args.channels} channels in "
+            f"{result.seconds:.1f} s ({result.parts / result.seconds:.1f} posts/s overall): "
+            f"{result.per_channel:.3f} posts/s per channel of {result.allowed:g} allowed "
+            f"({100 * result.share:.1f}%), 429s: {result.floods}, lost: {result.lost}",
+            flush=True,
+        )
+    share = statistics.median(r.share for r in results)
+    print(
+        f"median: {statistics.median(r.per_channel for r in results):.3f} posts/s per channel "
+        f"of {results[0].allowed:g} allowed ({100 * share:.1f}% of the limit), "
+        f"429s: {statistics.median(r.floods for r in results):.0f}, "
+        f"lost: {max(r.lost for r in results)} (budget: >= 95%, 0 lost)"
+    )
+
+
+if __name__ == "__main__":
+    main()
