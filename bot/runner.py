@@ -287,7 +287,6 @@ class Runtime:
 def build_adapters(settings: Settings, services: UseCases) -> list[Adapter]:
     """Every platform that has a token; the terminal when there is none."""
     from bot.platforms.discord import build_discord
-    from bot.platforms.slack import build_slack
     from bot.platforms.telegram import build_telegram
 
     adapters = [
@@ -295,7 +294,10 @@ def build_adapters(settings: Settings, services: UseCases) -> list[Adapter]:
         for a in (build_telegram(settings, services), build_discord(settings, services))
         if a is not None
     ]
-    adapters += [a for a in (build_slack(settings, services),) if a is not None]
+    if settings.slack_bot_token is not None:  # slack-bolt (and aiohttp's server) load only then
+        from bot.platforms.slack import build_slack
+
+        adapters += [a for a in (build_slack(settings, services),) if a is not None]
     return adapters or [TerminalAdapter()]
 
 

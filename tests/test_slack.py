@@ -20,6 +20,7 @@ from sqlmodel import Session
 
 from bot.app import App
 from bot.platforms.slack import SlackAdapter
+from bot.runner import build_adapters
 from bot.settings import SettingsError
 from digests.delivery.sending import Transient
 from digests.store import channels, deliveries
@@ -362,3 +363,12 @@ async def test_slack_unreachable_at_start_is_a_transient_failure_tried_again(
     adapter = SlackAdapter(app.settings, app.usecases)
     with pytest.raises(Transient, match="Slack cannot be reached"):
         await asyncio.wait_for(adapter.start(), WAIT)
+
+
+def test_digestbot_run_adds_slack_when_its_bot_token_is_set(
+    make_app: Callable[..., App], sqlite_engine: Engine
+) -> None:
+    app = make_app(sqlite_engine, settings={"slack_bot_token": "xoxb-any"})
+    assert [adapter.platform for adapter in build_adapters(app.settings, app.usecases)] == ["slack"]
+    without = make_app(sqlite_engine)
+    assert [a.platform for a in build_adapters(without.settings, without.usecases)] == ["terminal"]
