@@ -220,8 +220,8 @@ async def test_every_command_of_the_table_is_a_slash_command_answered_to_the_ask
     assert "/follow" in visible(await bot.say(PAPERS, MEMBER, "/help"))
 
 
-async def test_follow_without_a_topic_offers_buttons_and_a_press_follows(bot: Bot) -> None:
-    offer = await bot.say(PAPERS, CREATOR, "/follow")
+async def test_topics_offers_follow_buttons_and_a_press_follows(bot: Bot) -> None:
+    offer = await bot.say(PAPERS, CREATOR, "/topics")
     (choices,) = [b for b in offer["blocks"] if b["type"] == "actions"]
     pressed = choices["elements"][0]
     await bot.slack.press(PAPERS, CREATOR, {**pressed, "block_id": "choices"})
@@ -372,3 +372,25 @@ def test_digestbot_run_adds_slack_when_its_bot_token_is_set(
     assert [adapter.platform for adapter in build_adapters(app.settings, app.usecases)] == ["slack"]
     without = make_app(sqlite_engine)
     assert [a.platform for a in build_adapters(without.settings, without.usecases)] == ["terminal"]
+
+
+async def test_follow_alone_opens_a_modal_whose_topic_list_completes_what_is_typed(
+    bot: Bot,
+) -> None:
+    await bot.slack.slash(PAPERS, CREATOR, "/follow")
+    await bot.slack.wait_for(lambda: bool(bot.slack.views), WAIT)
+    (modal,) = bot.slack.views
+    options = (await bot.slack.suggest(CREATOR, modal, "topic", "rl for llm ag"))["options"]
+    assert options[0] == {"text": {"type": "plain_text", "text": "RL for LLM Agents"}, "value": RL}
+
+    await bot.slack.submit(CREATOR, modal, {"topic": options[0], "how_often": {"value": "daily"}})
+    (answer,) = await bot.slack.wait_for_sent(PAPERS, 1, WAIT)
+    assert answer["method"] == "post"  # the channel sees what it now follows
+    assert visible(answer).startswith("Following RL for LLM Agents. New papers come daily")
+    assert bot.follows(PAPERS) == [RL] and bot.slack.responses[PAPERS] == []
+
+
+async def test_a_member_typing_follow_alone_is_refused_without_a_modal(bot: Bot) -> None:
+    refused = await bot.say(PAPERS, MEMBER, "/follow")
+    assert "Only members who can manage this channel" in visible(refused)
+    assert bot.slack.views == []

@@ -249,6 +249,8 @@ class SlackAdapter:
         self.app.use(self._drop_replays)
         for name in COMMANDS:
             self.app.command(f"/{name}")(self._on_command)
+        self.app.options(slack_render.TOPIC_INPUT)(self._on_topic_typed)
+        self.app.view(slack_render.FOLLOW_MODAL)(self._on_follow_submitted)
         self.app.action(re.compile(".+"))(self._on_button)
         self.app.event("channel_left")(self._on_removed)
         self.app.event("group_left")(self._on_removed)
@@ -320,6 +322,9 @@ class SlackAdapter:
         caller = await self._caller(body["channel_id"], body.get("team_id", ""), body, name)
         argument = body.get("text", "")
         reply = await asyncio.to_thread(self.services.commands.handle, caller, name, argument)
+        asks_topic = name == "follow" and not argument.strip() and reply.choices
+        if asks_topic and await self._open_follow_modal(body):
+            return
         await self._answer(respond, reply, name)
         if reply.digest is not None:
             self._spawn(self.services.send_digest_now(caller, reply.digest))
@@ -368,6 +373,41 @@ class SlackAdapter:
             )
         except (TimeoutError, aiohttp.ClientError) as exc:
             log.warning("slack: could not answer /%s: %s", command, exc)
+
+    # --- /follow's modal: a topic picked from an autocompleted list -------------------------
+
+    async def _open_follow_modal(self, body: dict) -> bool:
+        """`/follow` alone (by someone who may follow): a modal whose topic list is completed
+        as it is typed. False when it cannot open; the reply's buttons are offered then."""
+        view = slack_render.follow_modal(body["channel_id"])
+        try:
+            await self.client.views_open(trigger_id=body.get("trigger_id", ""), view=view)
+        except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("slack: could not open /follow's modal: %s", exc)
+            return False
+        return True
+
+    async def _on_topic_typed(self, ack, body: dict) -> None:
+        typed = str(body.get("value", ""))
+        found = await asyncio.to_thread(self.services.commands.complete_topics, typed, 100)
+        await ack(options=slack_render.options(found))
+
+    async def _on_follow_submitted(self, ack, body: dict, view: dict) -> None:
+        await ack()
+        channel, (topic, how_often) = view["private_metadata"], slack_render.follow_choice(view)
+        user = (body.get("user") or {}).get("id", "")
+        team = (body.get("team") or {}).get("id", "")
+        caller = await self._caller(channel, team, {"user_id": user}, "follow")
+        handle = self.services.commands.handle
+        reply = await asyncio.to_thread(handle, caller, "follow", f"{topic} {how_often}".strip())
+        payload = slack_render.render_reply(reply)
+        try:
+            if reply.ok and not reply.private:
+                await self.client.chat_postMessage(channel=channel, **payload)
+            else:
+                await self.client.chat_postEphemeral(channel=channel, user=user, **payload)
+        except (SlackApiError, aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("slack: could not answer /follow's modal in %s: %s", channel, exc)
 
     # --- buttons -----------------------------------------------------------------------------
 

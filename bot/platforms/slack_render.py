@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from digests.chat.commands import Reply
+from digests.chat.commands import FOLLOW_MODES, Choice, Reply
 from digests.feedback.keys import DOWN, UP, vote_data
 from digests.messages.alert import SpikeAlert, alert_chart
 from digests.messages.chart_spec import CHART_KEY, digest_chart
@@ -46,6 +46,8 @@ SECTION_LIMIT = 3000
 FALLBACK_LIMIT = 300  # characters of the notification text
 BUTTON_LABEL = 75
 REPLY_BUTTONS = 25  # elements of one actions block
+OPTION_TEXT, OPTION_VALUE, OPTIONS = 75, 150, 100  # an external select's limits
+FOLLOW_MODAL, TOPIC_INPUT, HOW_OFTEN = "follow", "topic", "how_often"
 WORD_JOINER = "\u2060"
 _MENTION = re.compile(r"(?<![A-Za-z0-9_])@(?=[A-Za-z0-9_])")
 _ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
@@ -210,3 +212,56 @@ def parse_choice(value: str) -> tuple[str, str] | None:
     """(command, value) from a choice button's value; None for one we did not make."""
     command, colon, chosen = value.partition(":")
     return (command, chosen) if colon and command.isalpha() and chosen else None
+
+
+# --- /follow's modal -------------------------------------------------------------------------
+
+
+def follow_modal(channel_id: str) -> dict:
+    """A topic (an external select: the app completes what is typed) and how often."""
+    often = [_option(Choice(mode, mode)) for mode in FOLLOW_MODES]
+    return {
+        "type": "modal",
+        "callback_id": FOLLOW_MODAL,
+        "private_metadata": channel_id,
+        "title": {"type": "plain_text", "text": "Follow a topic"},
+        "submit": {"type": "plain_text", "text": "Follow"},
+        "blocks": [
+            _input(TOPIC_INPUT, "Topic", {"type": "external_select", "min_query_length": 0,
+                                          "placeholder": {"type": "plain_text",
+                                                          "text": "Start typing"}}),
+            _input(HOW_OFTEN, "How often", {"type": "static_select", "options": often,
+                                            "initial_option": often[0]}),
+        ],
+    }  # fmt: skip
+
+
+def _input(action_id: str, label: str, element: dict) -> dict:
+    return {
+        "type": "input",
+        "block_id": action_id,
+        "label": {"type": "plain_text", "text": label},
+        "element": {**element, "action_id": action_id},
+    }
+
+
+def options(choices: Iterable[Choice]) -> list[dict]:
+    """Choices as an external select's options, those whose value would be cut left out."""
+    fitting = [choice for choice in choices if len(choice.value) <= OPTION_VALUE]
+    return [_option(choice) for choice in fitting[:OPTIONS]]
+
+
+def _option(choice: Choice) -> dict:
+    text = clean_text(choice.label, OPTION_TEXT) or "…"
+    return {"text": {"type": "plain_text", "text": text}, "value": choice.value}
+
+
+def follow_choice(view: dict) -> tuple[str, str]:
+    """(topic, how often) as picked in the submitted modal; "" for what was not picked."""
+    values = view.get("state", {}).get("values", {})
+
+    def picked(action_id: str) -> str:
+        selected = values.get(action_id, {}).get(action_id, {}).get("selected_option") or {}
+        return str(selected.get("value", ""))
+
+    return picked(TOPIC_INPUT), picked(HOW_OFTEN)

@@ -109,6 +109,7 @@ class FakeSlack:
         self.responses: dict[str, list[dict]] = defaultdict(list)
         self.acks: dict[str, dict] = {}
         self.uploads: dict[str, bytes] = {}
+        self.views: list[dict] = []  # modals the app opened
         self.calls: list[str] = []
         self.flood_count = 0
         self.revoked = ""  # an error every call answers, e.g. "token_revoked"
@@ -240,6 +241,22 @@ class FakeSlack:
             "response_url": self._response_url(channel_id, user_id),
             "trigger_id": f"trigger-{next(self._ids)}",
         }
+        return await self.deliver("interactive", payload)
+
+    async def suggest(self, user_id: str, view: dict, action_id: str, typed: str) -> dict:
+        """Typing into an external select of an open modal; the app's options (its ack)."""
+        payload = {"type": "block_suggestion", "user": {"id": user_id}, "team": {"id": TEAM},
+                   "api_app_id": APP_ID, "token": "legacy", "action_id": action_id,
+                   "block_id": action_id, "value": typed, "view": view}  # fmt: skip
+        return await self.deliver("interactive", payload)
+
+    async def submit(self, user_id: str, view: dict, picked: dict[str, dict]) -> dict:
+        """A modal submitted with an option picked in each named select."""
+        values = {action_id: {action_id: {"type": "static_select", "selected_option": option}}
+                  for action_id, option in picked.items()}  # fmt: skip
+        submitted = {**view, "state": {"values": values}}
+        payload = {"type": "view_submission", "user": {"id": user_id}, "team": {"id": TEAM},
+                   "api_app_id": APP_ID, "token": "legacy", "view": submitted}  # fmt: skip
         return await self.deliver("interactive", payload)
 
     async def event(self, event: dict, event_id: str = "") -> dict:
@@ -401,6 +418,21 @@ class FakeSlack:
                   "at": self.clock()}  # fmt: skip
         self.sent[channel.id].append(record)
         return {"channel": channel.id, "ts": ts, "message": {"text": record["text"], "ts": ts}}
+
+    def _chat_postEphemeral(self, args: dict) -> dict:
+        channel = self._writable(args.get("channel", ""))
+        record = {"method": "ephemeral", "user": args.get("user", ""),
+                  "text": args.get("text", ""), "blocks": args.get("blocks") or []}  # fmt: skip
+        self.sent[channel.id].append(record)
+        return {"message_ts": f"{time.time():.6f}"}
+
+    def _views_open(self, args: dict) -> dict:
+        view = args.get("view")
+        view = json.loads(view) if isinstance(view, str) else view
+        if not args.get("trigger_id") or not view or len(view.get("blocks", [])) > 100:
+            raise SlackError("invalid_arguments")
+        self.views.append({**view, "id": f"V{next(self._ids):06d}"})
+        return {"view": self.views[-1]}
 
     def _files_getUploadURLExternal(self, args: dict) -> dict:
         if not args.get("filename") or not str(args.get("length", "")).isdigit():
