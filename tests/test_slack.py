@@ -19,6 +19,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from bot.app import App
+from bot.cli import main
 from bot.platforms.slack import SlackAdapter
 from bot.runner import build_adapters
 from bot.settings import SettingsError
@@ -174,14 +175,19 @@ async def test_a_thumbs_down_takes_the_paper_out_of_the_channels_view(bot: Bot, 
     assert first not in shown
 
 
-async def test_a_channel_the_app_is_removed_from_shows_as_paused_in_status(bot: Bot) -> None:
+async def test_a_channel_the_app_is_removed_from_shows_as_paused_in_status(
+    bot: Bot, monkeypatch: pytest.MonkeyPatch, tmp_path, capsys
+) -> None:
     await bot.say(PAPERS, CREATOR, "/follow", "RL for LLM Agents")
     await bot.slack.remove_bot(PAPERS, by=CREATOR)
     assert await wait_until(lambda: bot.channel(PAPERS).paused_reason is not None, WAIT)
     assert bot.channel(PAPERS).paused_reason == "the app was removed from this channel"
-    assert f"  paused slack {PAPERS}: the app was removed from this channel" in (
-        bot.services.status().lines()
-    )
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", bot.engine.url.render_as_string(hide_password=False))
+    assert await asyncio.to_thread(main, ["status"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert f"  paused slack {PAPERS}: the app was removed from this channel" in printed
     assert bot.follows(PAPERS) == [RL]  # kept for its return
 
     await bot.slack.invite_bot(PAPERS, by=CREATOR)
