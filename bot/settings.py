@@ -110,6 +110,8 @@ class Settings(BaseSettings):
     slack_signing_secret: SecretStr | None = None
     slack_events_listen: str = "0.0.0.0:3000"
     slack_api_url: str = "https://slack.com/api/"
+    # A user group's id (S0123ABCD): its members may also change what any channel follows.
+    slack_manager_group: str | None = Field(default=None, pattern=r"^S[A-Z0-9]{2,20}$")
     # The app's install (or share) link, for `digestbot links`.
     slack_install_url: str | None = None
 

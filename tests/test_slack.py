@@ -400,3 +400,26 @@ async def test_a_member_typing_follow_alone_is_refused_without_a_modal(bot: Bot)
     refused = await bot.say(PAPERS, MEMBER, "/follow")
     assert "Only members who can manage this channel" in visible(refused)
     assert bot.slack.views == []
+
+
+async def test_members_of_the_configured_user_group_may_change_any_channel(
+    make_app: Callable[..., App], sqlite_engine: Engine
+) -> None:
+    async with FakeSlack() as slack:
+        workspace(slack)
+        slack.groups["S0EDITORS"] = {MEMBER}
+        app = make_app(sqlite_engine, settings={
+            "slack_bot_token": slack.bot_token, "slack_app_token": slack.app_token,
+            "slack_api_url": slack.api_url, "slack_manager_group": "S0EDITORS"})  # fmt: skip
+        adapter = SlackAdapter(app.settings, app.usecases)
+        app.usecases.add_platform(adapter)
+        await asyncio.wait_for(adapter.start(), WAIT)
+        bot = Bot(slack, adapter, app.usecases, sqlite_engine, [NOW])
+        try:
+            answer = await bot.say(PAPERS, MEMBER, "/follow", "RL for LLM Agents")
+            assert visible(answer).startswith("Following RL for LLM Agents.")
+            slack.add_user("UOTHER")
+            refused = await bot.say(PAPERS, "UOTHER", "/unfollow", "RL for LLM Agents")
+            assert "Only members who can manage" in visible(refused)
+        finally:
+            await asyncio.wait_for(adapter.stop(), WAIT)

@@ -344,13 +344,17 @@ class SlackAdapter:
         )
 
     async def _can_manage(self, channel: str, user: str) -> bool:
-        """Workspace admins and owners, and the channel's creator."""
+        """Workspace admins and owners, members of SLACK_MANAGER_GROUP, the channel's creator."""
         known = self.managers.get(channel, user)
         if known is not None:
             return known
+        group = self.settings.slack_manager_group
         try:
             profile = (await self.client.users_info(user=user))["user"]
             allowed = bool(profile.get("is_admin") or profile.get("is_owner"))
+            if not allowed and group:
+                members = await self.client.usergroups_users_list(usergroup=group)
+                allowed = user in members["users"]
             if not allowed:
                 info = (await self.client.conversations_info(channel=channel))["channel"]
                 allowed = info.get("creator") == user

@@ -110,6 +110,7 @@ class FakeSlack:
         self.acks: dict[str, dict] = {}
         self.uploads: dict[str, bytes] = {}
         self.views: list[dict] = []  # modals the app opened
+        self.groups: dict[str, set[str]] = {}  # user groups: id -> member ids
         self.calls: list[str] = []
         self.flood_count = 0
         self.revoked = ""  # an error every call answers, e.g. "token_revoked"
@@ -392,6 +393,11 @@ class FakeSlack:
         if user is None:
             raise SlackError("user_not_found")
         return {"user": user}
+
+    def _usergroups_users_list(self, args: dict) -> dict:
+        if args.get("usergroup") not in self.groups:
+            raise SlackError("no_such_subteam")
+        return {"users": sorted(self.groups[args["usergroup"]])}
 
     def _conversations_info(self, args: dict) -> dict:
         channel = self._channel(args.get("channel", ""))
