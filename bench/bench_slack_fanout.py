@@ -24,11 +24,11 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_telegram_fanout import NOW, SIZES, digests_by_size
 from pydantic import SecretStr
 from sqlmodel import Session
 
@@ -37,17 +37,11 @@ from bot.platforms.slack import CHANNEL_GAP, SlackAdapter
 from bot.platforms.slack_render import render_digest
 from bot.settings import Settings
 from digests.messages.chart_spec import CHART_KEY
-from digests.messages.digest import DigestPaper, TopicRef, compose_digest
-from digests.papers.records import abs_url
-from digests.signals.momentum import compute_momentum
 from digests.store import channels, deliveries
 from digests.store.engine import open_engine, upgrade_schema
 from tests.fakes.slack_server import FakeSlack, Rate
 
-NOW = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)
 ALLOWED_PER_SECOND = 1.0  # Slack's chat.postMessage limit in one channel
-TOPIC = TopicRef("rl-for-llm-agents", "RL for LLM Agents")
-SIZES = (2, 3, 4)  # parts of a digest: the chart, then one to three messages
 
 
 @dataclass
@@ -64,49 +58,13 @@ class RunResult:
         return self.per_channel / self.allowed
 
 
-def digests_by_size() -> dict[int, list[dict]]:
-    """Rendered digests of 2, 3 and 4 parts (the chart and 1-3 messages), of synthetic papers."""
-    as_of = NOW.date()
-    counts = {as_of - timedelta(days=n): 4 for n in range(0, 84, 7)}
-    momenta = {TOPIC.slug: compute_momentum(TOPIC.name, counts, {as_of: 900}, as_of)}
-    found: dict[int, list[dict]] = {}
-    for papers in range(1, 120, 3):
-        digest = compose_digest(
-            [TOPIC],
-            [paper(n, as_of) for n in range(papers)],
-            momenta,
-            as_of - timedelta(days=6),
-            as_of,
-            per_topic_cap=200,
-        )
-        parts = render_digest(digest, title="Weekly digest")
-        found.setdefault(len(parts), parts)
-        if all(size in found for size in SIZES):
-            break
-    return {size: found[size] for size in SIZES}
-
-
-def paper(n: int, as_of: date) -> DigestPaper:
-    arxiv_id = f"2609.{n:05d}"
-    return DigestPaper(
-        arxiv_id=arxiv_id,
-        title=f"Turn-level credit assignment for long-horizon web agents, study {n}",
-        url=abs_url(arxiv_id),
-        authors=("Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"),
-        published=as_of,
-        primary_category="cs.LG",
-        abstract="We train web agents with reinforcement learning and turn-level rewards. " * 3,
-        scores={TOPIC.slug: 1.0 - n / 1000},
-    )
-
-
 def channel_plan(count: int, seed: int) -> dict[str, int]:
     rng = random.Random(seed)
     return {f"C{n:07d}": rng.choice(SIZES) for n in range(count)}
 
 
 async def run_once(args: argparse.Namespace, seed: int) -> RunResult:
-    sizes = digests_by_size()
+    sizes = digests_by_size(render_digest)
     plan = channel_plan(args.channels, seed)
     with tempfile.TemporaryDirectory() as folder:
         engine = open_engine(f"sqlite:///{folder}/bench.db")

@@ -67,8 +67,9 @@ class RunResult:
         return max(self.parts - ALLOWED_PER_SECOND, 0) / self.allowed / self.seconds
 
 
-def digests_by_size() -> dict[int, list[dict]]:
-    """Rendered digests of 1, 2 and 3 parts, made of synthetic papers."""
+def digests_by_size(render=render_digest) -> dict[int, list[dict]]:
+    """Digests of 2, 3 and 4 parts (the chart, then 1-3 messages) as `render` writes them,
+    made of synthetic papers; the Slack bench renders them in Block Kit."""
     as_of = NOW.date()
     counts = {as_of - timedelta(days=n): 4 for n in range(0, 84, 7)}
     momenta = {TOPIC.slug: compute_momentum(TOPIC.name, counts, {as_of: 900}, as_of)}
@@ -82,7 +83,7 @@ def digests_by_size() -> dict[int, list[dict]]:
             as_of,
             per_topic_cap=100,
         )
-        parts = render_digest(digest, title="Weekly digest")
+        parts = render(digest, title="Weekly digest")
         found.setdefault(len(parts), parts)
         if len(found) >= 3:
             break
