@@ -34,7 +34,7 @@ from sqlmodel import Session
 
 from bot.app import build_app
 from bot.platforms.slack import CHANNEL_GAP, SlackAdapter
-from bot.platforms.slack_render import render_digest
+from bot.platforms.slack_render import file_comment, render_digest
 from bot.settings import Settings
 from digests.messages.chart_spec import CHART_KEY
 from digests.store import channels, deliveries
@@ -130,7 +130,7 @@ async def fan_out(args, engine, plan: dict[str, int], sizes: dict[int, list[dict
 def count_lost(got: list[dict], wanted: list[dict]) -> int:
     """Parts missing, doubled or out of place: each record compared with the part at its place."""
     seen = [r["initial_comment"] if r["method"] == "file" else r["blocks"] for r in got]
-    expected = [p["text"] if CHART_KEY in p else p["blocks"] for p in wanted]
+    expected = [file_comment(p) if CHART_KEY in p else p["blocks"] for p in wanted]
     mismatched = sum(a != b for a, b in zip(seen, expected, strict=False))
     return abs(len(seen) - len(expected)) + mismatched
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -20,14 +21,16 @@ from sqlmodel import Session
 
 from bot.app import App
 from bot.cli import main
+from bot.platforms import slack_render
 from bot.platforms.slack import SlackAdapter
 from bot.runner import build_adapters
 from bot.settings import SettingsError
-from digests.delivery.sending import Transient
+from digests.delivery.sending import Address, Transient
 from digests.store import channels, deliveries
 from digests.usecases import UseCases
 from tests.fakes.slack_server import FakeSlack, Rate, button, visible
 from tests.papers import seed_agent_papers
+from tests.test_alert_rendering import spike_alert
 from tests.waiting import wait_until
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)  # a Monday
@@ -423,3 +426,38 @@ async def test_members_of_the_configured_user_group_may_change_any_channel(
             assert "Only members who can manage" in visible(refused)
         finally:
             await asyncio.wait_for(adapter.stop(), WAIT)
+
+
+# --- alerts and Slack's three seconds -------------------------------------------------------
+
+
+async def test_a_spike_alert_reaches_slack_as_the_chart_then_block_kit(bot: Bot) -> None:
+    parts = slack_render.render_alert(spike_alert())  # its paper's title is hostile
+    for part in parts:
+        await bot.adapter.sender.send(Address("slack", PAPERS), part)
+    chart, *posts = bot.slack.sent[PAPERS]
+    assert (
+        chart["bytes"].startswith(b"\x89PNG")
+        and "RL for LLM Agents is up" in (chart["initial_comment"])
+    )
+    text = "\n".join(visible(post) for post in posts)
+    assert "&lt;script&gt;" in text and "@\u2060everyone" in text and "<script>" not in text
+    assert button(posts[-1], "👎 1")["value"].startswith("v:")
+
+
+async def test_a_slash_command_is_acknowledged_before_a_slow_answer_is_ready(
+    bot: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+    handle = bot.services.commands.handle
+
+    def slow_database(*args):
+        release.wait(WAIT)
+        return handle(*args)
+
+    monkeypatch.setattr(bot.services.commands, "handle", slow_database)
+    await asyncio.wait_for(bot.slack.slash(PAPERS, MEMBER, "/following"), 1.0)
+    assert bot.slack.responses[PAPERS] == []  # acknowledged; the answer is still being made
+    release.set()
+    (answer,) = await bot.slack.wait_for_responses(PAPERS, 1, WAIT)
+    assert "follows no topics yet" in visible(answer)

@@ -117,7 +117,7 @@ class SlackSender:
                     file=await draw_chart(payload[CHART_KEY]),
                     filename="last-12-weeks.png",
                     title="Papers per week, last 12 weeks",
-                    initial_comment=payload.get("text", ""),
+                    initial_comment=slack_render.file_comment(payload),
                     thread_ts=thread,
                 )
                 # The file is shared (a message posted) by the last of three requests: the

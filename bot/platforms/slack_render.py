@@ -105,6 +105,12 @@ def message(fallback: str, blocks: list[dict]) -> dict:
     return {"text": clean_text(fallback, FALLBACK_LIMIT) or "…", "blocks": blocks}
 
 
+def file_comment(payload: dict) -> str:
+    """The words a chart is uploaded with: its part's sections (a file takes no blocks)."""
+    sections = [b["text"]["text"] for b in payload.get("blocks", []) if b["type"] == "section"]
+    return "\n\n".join(sections) or payload.get("text", "")
+
+
 # --- digests and alerts ----------------------------------------------------------------------
 
 
