@@ -331,11 +331,13 @@ async def test_a_burst_to_one_channel_goes_at_slacks_pace_without_a_429(bot: Bot
 
 
 async def test_a_429_is_waited_out_as_told_and_nothing_is_lost(bot: Bot) -> None:
-    bot.adapter.sender.gap = 0  # as if another process posted to the channel meanwhile
-    enqueue(bot, PAPERS, [PART] * 4)
+    bot.slack.throttle(PAPERS, posts=2, retry_after=0.3)
+    enqueue(bot, PAPERS, [PART] * 3)
     report = await asyncio.wait_for(bot.services.dispatcher.drain(), WAIT)
-    assert bot.slack.flood_count >= 1
-    assert report.parts_sent == 4 and len(bot.slack.posts(PAPERS)) == 4
+    assert report.parts_sent == 3 and len(bot.slack.posts(PAPERS)) == 3
+    (_, first_refused), (_, second_refused) = bot.slack.refusals
+    assert second_refused - first_refused >= 0.3  # Retry-After honoured each time
+    assert bot.slack.posts(PAPERS)[0]["at"] - second_refused >= 0.3
 
 
 async def test_a_long_digest_is_split_within_block_kits_limits(bot: Bot, catalog) -> None:
@@ -461,3 +463,12 @@ async def test_a_slash_command_is_acknowledged_before_a_slow_answer_is_ready(
     release.set()
     (answer,) = await bot.slack.wait_for_responses(PAPERS, 1, WAIT)
     assert "follows no topics yet" in visible(answer)
+
+
+async def test_where_files_are_refused_the_digest_comes_without_its_chart(
+    bot: Bot, catalog
+) -> None:
+    bot.slack.files_refused = "missing_scope"  # installed without files:write
+    sent = await weekly_digest(bot, catalog)
+    assert [record["method"] for record in sent] == ["post"] * len(sent)
+    assert "*Weekly digest" in visible(sent[0]) and button(sent[1], "👍 1")

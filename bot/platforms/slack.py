@@ -159,10 +159,8 @@ def send_failure(exc: SlackApiError, *, chart: bool = False) -> SendFailure | No
     error = str(response.get("error", "")) if response is not None else ""
     status = response.status_code if response is not None else 0
     if status == 429:
-        retry = (response.headers or {}).get("Retry-After") or (response.headers or {}).get(
-            "retry-after", "1"
-        )
-        return RetryLater(float(retry), "Slack: ratelimited")
+        headers = {name.lower(): value for name, value in (response.headers or {}).items()}
+        return RetryLater(float(headers.get("retry-after", 1)), "Slack: ratelimited")
     if error in NOT_CONFIGURED:
         return None
     if error in UNAVAILABLE:

@@ -114,6 +114,9 @@ class FakeSlack:
         self.calls: list[str] = []
         self.flood_count = 0
         self.revoked = ""  # an error every call answers, e.g. "token_revoked"
+        self.files_refused = ""  # an error uploads answer, e.g. "missing_scope"
+        self.refusals: list[tuple[str, float]] = []  # (channel, when) of each 429
+        self._throttled: dict[str, tuple[int, float]] = {}
         self.events_url = ""  # POST payloads here (HTTP mode) instead of over the socket
         self._buckets: dict[str, _Bucket] = {}
         self._ids = itertools.count(1)
@@ -441,6 +444,8 @@ class FakeSlack:
         return {"view": self.views[-1]}
 
     def _files_getUploadURLExternal(self, args: dict) -> dict:
+        if self.files_refused:
+            raise SlackError(self.files_refused)
         if not args.get("filename") or not str(args.get("length", "")).isdigit():
             raise SlackError("invalid_arguments")
         file_id = f"F{next(self._ids):06d}"
@@ -471,11 +476,22 @@ class FakeSlack:
             raise SlackError("not_in_channel")
         return channel
 
+    def throttle(self, channel_id: str, posts: int, retry_after: float) -> None:
+        """Answer the next `posts` posts to the channel 429, whatever the bucket says (as when
+        another app's posts used the channel's allowance)."""
+        self._throttled[channel_id] = (posts, retry_after)
+
     def _take_turn(self, channel_id: str) -> None:
         now = self.clock()
+        posts, retry_after = self._throttled.get(channel_id, (0, 0.0))
+        if posts:
+            self._throttled[channel_id] = (posts - 1, retry_after)
+            self.refusals.append((channel_id, now))
+            raise SlackError("ratelimited", 429, {"Retry-After": f"{retry_after:g}"})
         bucket = self._buckets.setdefault(channel_id, _Bucket(self.rate, now))
         if wait := bucket.take(now):
             self.flood_count += 1
+            self.refusals.append((channel_id, now))
             retry = math.ceil(wait / self.retry_unit) * self.retry_unit
             raise SlackError("ratelimited", 429, {"Retry-After": f"{retry:g}"})
 
