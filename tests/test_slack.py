@@ -472,3 +472,15 @@ async def test_where_files_are_refused_the_digest_comes_without_its_chart(
     sent = await weekly_digest(bot, catalog)
     assert [record["method"] for record in sent] == ["post"] * len(sent)
     assert "*Weekly digest" in visible(sent[0]) and button(sent[1], "👍 1")
+
+
+async def test_digest_posts_the_digest_into_the_channel_as_the_scheduled_one_goes(
+    bot: Bot, catalog
+) -> None:
+    seed_agent_papers(bot.engine, catalog, hostile=HOSTILE, now=NOW, count=5)
+    await bot.say(PAPERS, CREATOR, "/follow", "RL for LLM Agents")
+    told = await bot.say(PAPERS, MEMBER, "/digest")
+    assert visible(told) == "Your digest: 5 new papers." and told["response_type"] == "ephemeral"
+    chart, first, *_ = await bot.slack.wait_for_sent(PAPERS, 2, WAIT)
+    assert chart["method"] == "file" and "Your digest" in chart["initial_comment"]
+    assert first["method"] == "post" and button(first, "👎 5")
