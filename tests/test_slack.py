@@ -24,7 +24,7 @@ from bot.cli import main
 from bot.platforms import slack_render
 from bot.platforms.slack import SlackAdapter
 from bot.runner import build_adapters
-from bot.settings import SettingsError
+from bot.settings import Settings, SettingsError
 from digests.delivery.sending import Address, Transient
 from digests.store import channels, deliveries
 from digests.usecases import UseCases
@@ -484,3 +484,9 @@ async def test_digest_posts_the_digest_into_the_channel_as_the_scheduled_one_goe
     chart, first, *_ = await bot.slack.wait_for_sent(PAPERS, 2, WAIT)
     assert chart["method"] == "file" and "Your digest" in chart["initial_comment"]
     assert first["method"] == "post" and button(first, "👎 5")
+
+
+def test_slack_tokens_and_the_signing_secret_are_redacted_like_every_secret() -> None:
+    settings = Settings(_env_file=None, slack_bot_token="xoxb-1", slack_app_token="xapp-2",
+                        slack_signing_secret="s3cret")  # fmt: skip
+    assert {"xoxb-1", "xapp-2", "s3cret"} <= set(settings.secrets())
