@@ -490,3 +490,9 @@ def test_slack_tokens_and_the_signing_secret_are_redacted_like_every_secret() ->
     settings = Settings(_env_file=None, slack_bot_token="xoxb-1", slack_app_token="xapp-2",
                         slack_signing_secret="s3cret")  # fmt: skip
     assert {"xoxb-1", "xapp-2", "s3cret"} <= set(settings.secrets())
+
+
+async def test_slacks_url_check_is_answered_when_the_events_url_is_saved(http_bot: Bot) -> None:
+    check = {"token": "legacy", "challenge": "3eZbrw1aBm2rZgRNFdxV", "type": "url_verification"}
+    answer = await http_bot.slack.post_signed("events_api", check)
+    assert answer["status"] == 200 and "3eZbrw1aBm2rZgRNFdxV" in answer["body"]
