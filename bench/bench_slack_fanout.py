@@ -2,16 +2,17 @@
 
     .venv/bin/python bench/bench_slack_fanout.py [--channels 100] [--runs 3] [--speed 1]
 
-The real adapter (slack-sdk's AsyncWebClient, the adapter's per-channel pacing) and the real
-Dispatcher send stored deliveries to the fake Slack on 127.0.0.1, which allows one message a
-second in each channel (chat.postMessage and shared files alike; 429 with Retry-After over
-it). Each channel gets a digest of 2-4 parts: its chart (files_upload_v2), then one to three
-Block Kit messages. Prints, per run and as the median of the runs, the posts a second each
-channel received against the allowed one (the median over channels of parts after the first
-over the time from its first to its last), the posts a second overall, the 429s the fake
-answered and the parts lost (missing, duplicated or out of order). `--speed N` runs the limit
-N times faster (a quick check only). The budget: at least 95% of the per-channel limit,
-nothing lost.
+The real adapter (slack-sdk's AsyncWebClient, the adapter's pacing) and the real Dispatcher
+send stored deliveries to the fake Slack on 127.0.0.1, which allows one message a second in
+each channel (chat.postMessage and shared files alike) and 100 uploads a minute in the
+workspace (Tier 4), answering 429 with Retry-After over either. Each channel gets a digest of
+2-4 parts: its chart (files_upload_v2), then one to three Block Kit messages; the uploads'
+tier, not the channels, sets how long a broadcast with charts takes. Prints, per run and as
+the median of the runs, the posts a second each channel received against the allowed one (the
+median over channels of parts after the first over the time from its first to its last), the
+posts a second overall, the 429s the fake answered and the parts lost (missing, duplicated or
+out of order). `--speed N` runs the limits N times faster (a quick check only). The budget: at
+least 95% of the per-channel limit, no 429, nothing lost.
 """
 
 from __future__ import annotations
@@ -33,13 +34,14 @@ from pydantic import SecretStr
 from sqlmodel import Session
 
 from bot.app import build_app
-from bot.platforms.slack import CHANNEL_GAP, SlackAdapter
+from bot.platforms.slack import CHANNEL_GAP, UPLOADS_PER_MINUTE, SlackAdapter
 from bot.platforms.slack_render import file_comment, render_digest
 from bot.settings import Settings
+from digests.delivery.pacing import RequestPace
 from digests.messages.chart_spec import CHART_KEY
 from digests.store import channels, deliveries
 from digests.store.engine import open_engine, upgrade_schema
-from tests.fakes.slack_server import FakeSlack, Rate
+from tests.fakes.slack_server import TIER_4, FakeSlack, Rate
 
 ALLOWED_PER_SECOND = 1.0  # Slack's chat.postMessage limit in one channel
 
@@ -94,8 +96,8 @@ def store(engine, plan: dict[str, int], sizes: dict[int, list[dict]]) -> None:
 
 async def fan_out(args, engine, plan: dict[str, int], sizes: dict[int, list[dict]]) -> RunResult:
     store(engine, plan, sizes)
-    rate = Rate().scaled(args.speed)
-    async with FakeSlack(rate=rate, retry_unit=1 / args.speed) as slack:
+    rate, uploads = Rate().scaled(args.speed), TIER_4.scaled(args.speed)
+    async with FakeSlack(rate=rate, uploads=uploads, retry_unit=1 / args.speed) as slack:
         for chat_id in plan:
             slack.add_channel(chat_id, chat_id.lower())
         settings = Settings(
@@ -106,7 +108,10 @@ async def fan_out(args, engine, plan: dict[str, int], sizes: dict[int, list[dict
         )
         app = build_app(settings, migrate=False, clock=lambda: NOW)
         app.usecases.dispatcher.concurrency = args.concurrency
-        adapter = SlackAdapter(settings, app.usecases, channel_gap=CHANNEL_GAP / args.speed)
+        upload_pace = RequestPace(UPLOADS_PER_MINUTE / 60 * args.speed, window=60 / args.speed)
+        adapter = SlackAdapter(
+            settings, app.usecases, channel_gap=CHANNEL_GAP / args.speed, uploads=upload_pace
+        )
         app.usecases.add_platform(adapter)
         await adapter.start()  # sends only: neither an app token nor a signing secret
         try:

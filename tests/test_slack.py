@@ -25,6 +25,7 @@ from bot.platforms import slack_render
 from bot.platforms.slack import SlackAdapter
 from bot.runner import build_adapters
 from bot.settings import Settings, SettingsError
+from digests.delivery.pacing import RequestPace
 from digests.delivery.sending import Address, Transient
 from digests.store import channels, deliveries
 from digests.usecases import UseCases
@@ -496,3 +497,19 @@ async def test_slacks_url_check_is_answered_when_the_events_url_is_saved(http_bo
     check = {"token": "legacy", "challenge": "3eZbrw1aBm2rZgRNFdxV", "type": "url_verification"}
     answer = await http_bot.slack.post_signed("events_api", check)
     assert answer["status"] == 200 and "3eZbrw1aBm2rZgRNFdxV" in answer["body"]
+
+
+async def test_a_broadcast_of_charts_stays_within_the_upload_tier_without_a_429(
+    bot: Bot,
+) -> None:
+    # The workspace's upload allowance as five a second, to see it bite with few channels.
+    bot.slack.uploads_rate = Rate(5, 1.0, burst=5)
+    bot.adapter.sender.uploads = RequestPace(5.0)
+    chart_part = slack_render.render_alert(spike_alert())[0]
+    targets = [f"C0TIER{n:02d}" for n in range(12)]
+    for channel_id in targets:
+        bot.slack.add_channel(channel_id, channel_id.lower())
+        enqueue(bot, channel_id, [chart_part])
+    report = await asyncio.wait_for(bot.services.dispatcher.drain(), 3 * WAIT)
+    assert report.parts_sent == 12 and bot.slack.flood_count == 0
+    assert all(len(bot.slack.files(channel_id)) == 1 for channel_id in targets)

@@ -48,6 +48,7 @@ from bot.platforms import slack_render
 from bot.platforms.base import draw_chart
 from bot.settings import Settings, SettingsError
 from digests.chat.commands import COMMANDS, Caller, Reply
+from digests.delivery.pacing import RequestPace
 from digests.delivery.sending import (
     SEND_TIMEOUT,
     Address,
@@ -71,6 +72,7 @@ log = logging.getLogger(__name__)
 PLATFORM = "slack"
 EVENTS_PATH = "/slack/events"
 CHANNEL_GAP = 1.0  # seconds between posts to one channel: chat.postMessage's limit
+UPLOADS_PER_MINUTE = 100  # files.getUploadURLExternal is a Tier 4 method: 100+ a minute
 # Errors that mean "this channel cannot be written to now", with what they mean.
 UNAVAILABLE = {
     "not_in_channel": "the app is not in this channel",
@@ -95,16 +97,23 @@ ANSWER_KINDS = ("in_channel", "ephemeral")
 
 class SlackSender:
     """`digests.delivery.sending.Sender` for Slack: a part is a `chat.postMessage`, or the chart
-    uploaded with `files_upload_v2` with the part's text as its comment. Posts to one channel
-    go at most one a second (`gap`); different channels are not held up by each other."""
+    uploaded with `files_upload_v2` with the part's words as its comment. Posts to one channel
+    go at most one a second (`gap`); different channels are not held up by each other. Uploads
+    share the workspace's Tier 4 allowance (`uploads`), so a broadcast's charts meet no 429."""
 
     platform = PLATFORM
-    sends_per_second = None  # Slack limits per channel, paced here, and per method tier
+    sends_per_second = None  # Slack limits per channel and per method tier, both paced here
 
     def __init__(
-        self, client: AsyncWebClient, *, gap: float = CHANNEL_GAP, clock=time.monotonic
+        self,
+        client: AsyncWebClient,
+        *,
+        gap: float = CHANNEL_GAP,
+        uploads: RequestPace | None = None,
+        clock=time.monotonic,
     ) -> None:
         self.client, self.gap, self.clock = client, gap, clock
+        self.uploads = uploads or RequestPace(UPLOADS_PER_MINUTE / 60, window=60.0)
         self._next: dict[str, float] = {}  # channel -> when its next post may start
 
     async def send(self, address: Address, payload: dict) -> str:
@@ -112,6 +121,7 @@ class SlackSender:
         thread = address.thread_id or None
         try:
             if CHART_KEY in payload:
+                await self.uploads.wait_turn()
                 answer = await self.client.files_upload_v2(
                     channel=address.chat_id,
                     file=await draw_chart(payload[CHART_KEY]),
@@ -221,6 +231,7 @@ class SlackAdapter:
         services: UseCases,
         *,
         channel_gap: float = CHANNEL_GAP,
+        uploads: RequestPace | None = None,
         manager_cache_seconds: float = 60.0,
     ) -> None:
         if settings.slack_bot_token is None:
@@ -237,7 +248,7 @@ class SlackAdapter:
             signing_secret=secret.get_secret_value() if secret else "",
             logger=log,
         )
-        self.sender = SlackSender(self.client, gap=channel_gap)
+        self.sender = SlackSender(self.client, gap=channel_gap, uploads=uploads)
         self.managers = ManagerCache(manager_cache_seconds)
         self.events = RecentIds()
         self.bot_user = ""

@@ -8,9 +8,10 @@
 
 The Web API is `POST /api/<method>` (or GET with a query) with a bearer token, the body
 form-encoded (values that are lists or objects JSON-encoded) or JSON, answered `{"ok": ...}`
-with Slack's error codes.
-`chat.postMessage` checks Block Kit's limits and, with a shared file, allows about one message
-a second in each channel (`Rate`, a token bucket on an injectable clock); a refusal is HTTP 429 with
+with Slack's error codes. Limits are token buckets (`Rate`) on an injectable clock:
+`chat.postMessage` (and a shared file) about one a second in each channel, uploads 100 a
+minute in the workspace (a Tier 4 method); `chat.postMessage` also checks Block Kit's limits.
+A refusal is HTTP 429 with
 `Retry-After` and counts in `flood_count`. `files_upload_v2`'s three steps are served
 (`files.getUploadURLExternal`, the upload itself at the URL it returns,
 `files.completeUploadExternal`). Accepted posts and files are recorded per channel (`sent`);
@@ -62,6 +63,9 @@ class Rate:
         return Rate(self.count, self.period / speed, self.burst)
 
 
+TIER_4 = Rate(100, 60.0, burst=100)  # files.getUploadURLExternal: 100+ a minute, per workspace
+
+
 class _Bucket:
     def __init__(self, rate: Rate, now: float) -> None:
         self.capacity, self.refill = rate.burst, rate.count / rate.period
@@ -98,11 +102,13 @@ class FakeSlack:
         self,
         *,
         rate: Rate | None = None,
+        uploads: Rate | None = None,
         clock: Callable[[], float] = time.monotonic,
         retry_unit: float = 1.0,
     ) -> None:
         self.bot_token, self.app_token, self.signing_secret = BOT_TOKEN, APP_TOKEN, SIGNING_SECRET
         self.rate, self.clock, self.retry_unit = rate or Rate(), clock, retry_unit
+        self.uploads_rate = uploads or TIER_4
         self.channels: dict[str, Channel] = {}
         self.users: dict[str, dict] = {BOT_USER: {"id": BOT_USER, "name": "digestbot"}}
         self.sent: dict[str, list[dict]] = defaultdict(list)
@@ -446,6 +452,7 @@ class FakeSlack:
     def _files_getUploadURLExternal(self, args: dict) -> dict:
         if self.files_refused:
             raise SlackError(self.files_refused)
+        self._take_turn("files.getUploadURLExternal", self.uploads_rate)
         if not args.get("filename") or not str(args.get("length", "")).isdigit():
             raise SlackError("invalid_arguments")
         file_id = f"F{next(self._ids):06d}"
@@ -481,14 +488,15 @@ class FakeSlack:
         another app's posts used the channel's allowance)."""
         self._throttled[channel_id] = (posts, retry_after)
 
-    def _take_turn(self, channel_id: str) -> None:
+    def _take_turn(self, channel_id: str, rate: Rate | None = None) -> None:
+        """A post to a channel (or a call of a method, by its name) within its limit."""
         now = self.clock()
         posts, retry_after = self._throttled.get(channel_id, (0, 0.0))
         if posts:
             self._throttled[channel_id] = (posts - 1, retry_after)
             self.refusals.append((channel_id, now))
             raise SlackError("ratelimited", 429, {"Retry-After": f"{retry_after:g}"})
-        bucket = self._buckets.setdefault(channel_id, _Bucket(self.rate, now))
+        bucket = self._buckets.setdefault(channel_id, _Bucket(rate or self.rate, now))
         if wait := bucket.take(now):
             self.flood_count += 1
             self.refusals.append((channel_id, now))
