@@ -513,3 +513,23 @@ async def test_a_broadcast_of_charts_stays_within_the_upload_tier_without_a_429(
     report = await asyncio.wait_for(bot.services.dispatcher.drain(), 3 * WAIT)
     assert report.parts_sent == 12 and bot.slack.flood_count == 0
     assert all(len(bot.slack.files(channel_id)) == 1 for channel_id in targets)
+
+
+async def test_a_member_pressing_a_follow_button_is_told_alone_and_the_buttons_stay(
+    bot: Bot,
+) -> None:
+    offer = await bot.say(PAPERS, MEMBER, "/topics")
+    (choices,) = [b for b in offer["blocks"] if b["type"] == "actions"]
+    await bot.slack.press(PAPERS, MEMBER, {**choices["elements"][0], "block_id": "choices"})
+    (refused,) = (await bot.slack.wait_for_responses(PAPERS, 2, WAIT))[1:]
+    assert "Only members who can manage" in visible(refused)
+    assert refused["response_type"] == "ephemeral" and refused["replace_original"] is False
+    assert bot.follows(PAPERS) == []
+
+
+async def test_what_a_user_typed_cannot_mention_anyone_even_in_the_notification_text(
+    bot: Bot,
+) -> None:
+    answer = await bot.say(PAPERS, CREATOR, "/follow", "<!channel> hello @here")
+    assert "<!channel>" not in answer["text"] and "&lt;!channel&gt;" in answer["text"]
+    assert "<!channel>" not in visible(answer) and "@\u2060here" in visible(answer)

@@ -442,10 +442,9 @@ class SlackAdapter:
         team = (body.get("team") or {}).get("id", "")
         caller = await self._caller(channel, team, body, command)
         reply = await asyncio.to_thread(self.services.commands.handle, caller, command, chosen)
-        if not reply.ok and not reply.choices:  # refused: the presser alone is told
-            await self._tell(respond, slack_render.render_reply(reply)["text"])
-            return
-        await self._answer(respond, reply, command, replace=True)
+        # Refused or invalid: the presser alone is told, and the buttons stay for others.
+        refused = not reply.ok and not reply.choices
+        await self._answer(respond, reply, command, replace=not refused)
         if reply.digest is not None:
             self._spawn(self.services.send_digest_now(caller, reply.digest))
 

@@ -102,7 +102,8 @@ def _fit(text: str) -> str:
 
 
 def message(fallback: str, blocks: list[dict]) -> dict:
-    return {"text": clean_text(fallback, FALLBACK_LIMIT) or "…", "blocks": blocks}
+    """`blocks`, and the words notifications show (mrkdwn too, so escaped as well)."""
+    return {"text": escape(clean_text(fallback, FALLBACK_LIMIT)) or "…", "blocks": blocks}
 
 
 def file_comment(payload: dict) -> str:
