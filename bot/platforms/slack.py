@@ -21,7 +21,10 @@ acknowledged and dropped. Everything is acknowledged at once and answered afterw
 its `response_url`, within Slack's three seconds however slow the database is.
 
 Who may change what a channel follows is the core's decision (`Command.allows`); the adapter
-gives it the fact: the user is a workspace admin or owner, or created the channel.
+gives it the fact: the user is a workspace admin or owner, a member of SLACK_MANAGER_GROUP, or
+created the channel. Posts to one channel are paced a second apart and chart uploads within
+the workspace's Tier 4 allowance (`SlackSender`), so a broadcast meets Slack's limits without
+running into them. See docs/slack.md.
 """
 
 from __future__ import annotations
