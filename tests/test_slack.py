@@ -533,3 +533,12 @@ async def test_what_a_user_typed_cannot_mention_anyone_even_in_the_notification_
     answer = await bot.say(PAPERS, CREATOR, "/follow", "<!channel> hello @here")
     assert "<!channel>" not in answer["text"] and "&lt;!channel&gt;" in answer["text"]
     assert "<!channel>" not in visible(answer) and "@\u2060here" in visible(answer)
+
+
+async def test_slack_answering_500_is_retried_and_the_part_arrives_once(bot: Bot) -> None:
+    bot.services.dispatcher.backoff_base = 0.01  # retries a hundredth as far apart
+    enqueue(bot, PAPERS, [PART])
+    bot.slack.outages = 2
+    report = await asyncio.wait_for(bot.services.dispatcher.drain(), WAIT)
+    assert report.parts_sent == 1 and len(bot.slack.posts(PAPERS)) == 1
+    assert bot.channel(PAPERS).paused_reason is None

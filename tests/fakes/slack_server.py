@@ -121,6 +121,7 @@ class FakeSlack:
         self.flood_count = 0
         self.revoked = ""  # an error every call answers, e.g. "token_revoked"
         self.files_refused = ""  # an error uploads answer, e.g. "missing_scope"
+        self.outages = 0  # how many of the next calls answer 500
         self.refusals: list[tuple[str, float]] = []  # (channel, when) of each 429
         self._throttled: dict[str, tuple[int, float]] = {}
         self.events_url = ""  # POST payloads here (HTTP mode) instead of over the socket
@@ -380,6 +381,9 @@ class FakeSlack:
                 raise SlackError("invalid_auth")
             if self.revoked:
                 raise SlackError(self.revoked)
+            if self.outages:  # Slack having trouble of its own
+                self.outages -= 1
+                raise SlackError("internal_error", 500)
             handler = getattr(self, "_" + method.replace(".", "_"), None)
             if handler is None:
                 raise SlackError("unknown_method", 404)
