@@ -542,3 +542,16 @@ async def test_slack_answering_500_is_retried_and_the_part_arrives_once(bot: Bot
     report = await asyncio.wait_for(bot.services.dispatcher.drain(), WAIT)
     assert report.parts_sent == 1 and len(bot.slack.posts(PAPERS)) == 1
     assert bot.channel(PAPERS).paused_reason is None
+
+
+async def test_uninstalling_the_app_pauses_every_channel_of_the_workspace(bot: Bot) -> None:
+    bot.slack.add_channel("C0SECOND", "agents", creator=CREATOR)
+    await bot.say(PAPERS, CREATOR, "/follow", "RL for LLM Agents")
+    await bot.say("C0SECOND", CREATOR, "/follow", "RL for LLM Agents")
+    await bot.slack.event({"type": "app_uninstalled"})
+
+    def both_paused() -> bool:
+        return all(bot.channel(c).paused_reason for c in (PAPERS, "C0SECOND"))
+
+    assert await wait_until(both_paused, WAIT)
+    assert bot.channel(PAPERS).paused_reason == "the app was uninstalled from this workspace"

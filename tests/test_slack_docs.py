@@ -26,5 +26,5 @@ def test_the_manifest_asks_for_the_documented_scopes_and_no_more() -> None:
 
 def test_the_manifest_subscribes_to_the_events_that_pause_and_resume_a_channel() -> None:
     events = set(MANIFEST["settings"]["event_subscriptions"]["bot_events"])
-    assert events == {"channel_left", "group_left", "member_joined_channel"}
+    assert events == {"app_uninstalled", "channel_left", "group_left", "member_joined_channel"}
     assert MANIFEST["settings"]["socket_mode_enabled"] is True

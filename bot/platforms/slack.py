@@ -91,6 +91,7 @@ NOT_CONFIGURED = ("invalid_auth", "not_authed")
 # aiohttp's errors after a request was written: it may have been carried out.
 UNANSWERED = (asyncio.TimeoutError, aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError)
 REMOVED = "the app was removed from this channel"
+UNINSTALLED = "the app was uninstalled from this workspace"
 RECENT_EVENTS = 10_000  # event ids remembered to drop replays
 ANSWER_KINDS = ("in_channel", "ephemeral")
 
@@ -267,6 +268,7 @@ class SlackAdapter:
         self.app.event("channel_left")(self._on_removed)
         self.app.event("group_left")(self._on_removed)
         self.app.event("member_joined_channel")(self._on_joined)
+        self.app.event("app_uninstalled")(self._on_uninstalled)
         self.app.error(self._on_error)
 
     def render_alert(self, alert: SpikeAlert, *, mention_role_id: str = "") -> list[dict]:
@@ -463,6 +465,13 @@ class SlackAdapter:
     async def _on_removed(self, event: dict) -> None:
         channel = event.get("channel", "")
         await asyncio.to_thread(self.services.chat_left, PLATFORM, chat_id=channel, reason=REMOVED)
+
+    async def _on_uninstalled(self, body: dict) -> None:
+        """The app was removed from the workspace: every channel there pauses at once."""
+        team = str(body.get("team_id", ""))
+        if team:
+            chat_left = self.services.chat_left
+            await asyncio.to_thread(chat_left, PLATFORM, guild_id=team, reason=UNINSTALLED)
 
     async def _on_joined(self, event: dict) -> None:
         if event.get("user") != self.bot_user:
