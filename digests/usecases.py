@@ -39,11 +39,10 @@ from digests.feedback import votes as feedback
 from digests.feedback.export import gold_lines
 from digests.feedback.votes import VoteAnswer, Voter
 from digests.follows.filters import FollowFilter
-from digests.follows.service import store_filter
 from digests.messages.alert import SpikeAlert
 from digests.messages.digest import Digest
 from digests.messages.layout import period_text
-from digests.messages.reports import build_digest, day_end, topic_momenta
+from digests.messages.reports import as_topics, build_digest, followed_momentum
 from digests.papers.feeds import ParsedFeed, Skip
 from digests.papers.ingest import (
     IngestReport,
@@ -451,7 +450,7 @@ class UseCases:
     ) -> Digest:
         """The digest a channel following `followed` gets for the days since..until."""
         with self.session_factory() as session:  # never committed: filters are looked up only
-            topics = _as_topics(session, followed, as_of=until)
+            topics = as_topics(session, followed, as_of=until)
             return build_digest(
                 session, topics, since=since, until=until, per_topic_cap=self.per_topic_cap
             )
@@ -459,21 +458,7 @@ class UseCases:
     def momentum(self, followed: TopicDef | FollowFilter, *, as_of: date) -> Momentum:
         """A topic's or a filter's momentum line and 12-week histogram as of a day."""
         with self.session_factory() as session:  # never committed, as above
-            (topic,) = _as_topics(session, [followed], as_of=as_of)
-            return topic_momenta(session, [topic], as_of=as_of)[topic.slug]
-
-
-def _as_topics(
-    session: Session, followed: Sequence[TopicDef | FollowFilter], *, as_of: date
-) -> list[TopicDef]:
-    """Filters as topics, their papers tagged in `session` when nobody follows them yet."""
-    topics = []
-    for item in followed:
-        if isinstance(item, FollowFilter):
-            store_filter(session, item, now=day_end(as_of))
-            item = item.topic()
-        topics.append(item)
-    return topics
+            return followed_momentum(session, followed, as_of=as_of)
 
 
 def welcome_back(followed: Sequence[str]) -> str:
