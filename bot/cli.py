@@ -420,14 +420,32 @@ def read_document(path: Path) -> bytes:
 
 
 def ingest_file(app: App, path: Path) -> IngestReport:
-    from digests.papers.feeds import FeedError, parse_document
+    """Read, tag and store the file a batch at a time (see `UseCases.ingest_batches`)."""
+    import zlib
 
-    data = read_document(path)
+    from digests.papers.feeds import FeedError, read_batches
+
     try:
-        parsed = parse_document(data, name=str(path))
+        with _open_document(path) as stream:
+            return app.usecases.ingest_batches(read_batches(stream, name=str(path)))
     except FeedError as exc:
         raise CommandError(f"{path}: {exc}") from None
-    return app.usecases.ingest_document(parsed)
+    except (OSError, EOFError, zlib.error) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise CommandError(
+            f"cannot read {path}: {reason}; the papers before the fault are stored, "
+            "and a re-run adds nothing twice"
+        ) from None
+
+
+def _open_document(path: Path):
+    """The file as a binary stream, gunzipped as it is read when it is gzip."""
+    import gzip
+
+    stream = path.open("rb")
+    if stream.peek(2)[:2] != b"\x1f\x8b":
+        return stream
+    return gzip.GzipFile(fileobj=stream, mode="rb")
 
 
 async def _with_client(app: App, job: Callable):
