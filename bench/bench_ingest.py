@@ -216,22 +216,61 @@ def shifted(paper: dict, years: int) -> dict:
     return paper | moved
 
 
-def ingest_command(python: str, path: Path, url: str, folder: str) -> tuple[float, float, str]:
-    """Wall seconds and peak RSS (MB) of `digestbot ingest --file path`, and its report."""
+@dataclass
+class Memory:
+    """Peaks in MB: the command's own RSS (what `time -v` prints), its tagging worker's, and
+    the two processes' proportional set sizes added up (shared pages counted once)."""
+
+    main: float = 0.0
+    worker: float = 0.0
+    together: float = 0.0
+
+
+def _proc_kb(pid: int, name: str, field: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/{name}").read_text().splitlines():
+            if line.startswith(field):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def sample(pid: int, memory: Memory) -> None:
+    workers = _children(pid)
+    memory.worker = max([memory.worker, *(_proc_kb(w, "status", "VmHWM:") / 1024 for w in workers)])
+    pss = sum(_proc_kb(p, "smaps_rollup", "Pss:") for p in [pid, *workers])
+    memory.together = max(memory.together, pss / 1024)
+
+
+def ingest_command(python: str, path: Path, url: str, folder: str) -> tuple[float, Memory, str]:
+    """Wall seconds and memory of `digestbot ingest --file path`, and its report."""
     env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "WARNING"}
+    memory = Memory()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         process = subprocess.Popen(
             [python, "-m", "bot", "ingest", "--file", str(path)],
             env=env, cwd=folder, stdout=out, stderr=err,
         )  # fmt: skip
-        _, status, usage = os.wait4(process.pid, 0)  # this child's own peak, not the largest
+        while (waited := os.wait4(process.pid, os.WNOHANG))[0] == 0:
+            sample(process.pid, memory)
+            time.sleep(0.1)
+        _, status, usage = waited  # this child's own peak, not the largest child's
         seconds = time.perf_counter() - started
+        memory.main = usage.ru_maxrss / 1024
         process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0), err.seek(0)
         if process.returncode != 0:
             raise SystemExit(f"ingest failed ({process.returncode}): {err.read()[-500:]!r}")
-        return seconds, usage.ru_maxrss / 1024, out.read().decode()
+        return seconds, memory, out.read().decode()
 
 
 def emptied(url: str) -> str:
@@ -271,11 +310,14 @@ def cli_main(argv: list[str]) -> int:
                         for _ in range(args.repeat)]  # fmt: skip
                 papers = int(runs[0][2].split("new: ")[1].split()[0])
                 rates = [papers / seconds for seconds, _, _ in runs]
-                peak = max(rss for _, rss, _ in runs)
+                main = max(memory.main for _, memory, _ in runs)
+                worker = max(memory.worker for _, memory, _ in runs)
+                together = max(memory.together for _, memory, _ in runs)
                 print(
                     f"  {path.name:<30} {backend:<10} {papers:>7,} papers  "
                     f"{statistics.median(rates):>6,.0f} papers/s (runs "
-                    f"{', '.join(f'{rate:,.0f}' for rate in rates)})  peak RSS {peak:,.0f} MB"
+                    f"{', '.join(f'{rate:,.0f}' for rate in rates)})  peak RSS {main:,.0f} MB"
+                    f" (tagging worker {worker:,.0f} MB; both, PSS {together:,.0f} MB)"
                 )
     return 0
 

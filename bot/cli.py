@@ -423,11 +423,15 @@ def ingest_file(app: App, path: Path) -> IngestReport:
     """Read, tag and store the file a batch at a time (see `UseCases.ingest_batches`)."""
     import zlib
 
+    from bot.tag_ahead import tagging_ahead
     from digests.papers.feeds import FeedError, read_batches
 
     try:
-        with _open_document(path) as stream:
-            return app.usecases.ingest_batches(read_batches(stream, name=str(path)))
+        with _open_document(path) as stream, tagging_ahead(app.tagger) as ahead:
+            batches = read_batches(stream, name=str(path))
+            if ahead is None:
+                return app.usecases.ingest_batches(batches)
+            return app.usecases.ingest_batches(ahead.ahead(batches), tagger=ahead)
     except FeedError as exc:
         raise CommandError(f"{path}: {exc}") from None
     except (OSError, EOFError, zlib.error) as exc:

@@ -172,18 +172,22 @@ class UseCases:
             repo.save_state(session, listing_key(categories), cursor, now=now, success=True)
         return report
 
-    def ingest_batches(self, batches: Iterable[ParsedFeed]) -> IngestReport:
+    def ingest_batches(
+        self, batches: Iterable[ParsedFeed], *, tagger: Tagger | None = None
+    ) -> IngestReport:
         """Store and tag papers as they are read (`digestbot ingest --file`), one transaction
         per batch: memory stays flat however long the file, an interrupted run keeps the
-        batches stored, and a re-run finds them unchanged."""
+        batches stored, and a re-run finds them unchanged. `tagger` may stand in for the
+        app's (one that tags ahead elsewhere; it must tag the same)."""
         now, report = self.clock(), IngestReport()
         for batch in batches:
             with unit_of_work(self.session_factory) as session:
-                report.merge(self._ingest(session, batch, now=now))
+                report.merge(self._ingest(session, batch, now=now, tagger=tagger or self.tagger))
         return report
 
     def _ingest(self, session: Session, parsed: ParsedFeed, **options) -> IngestReport:
-        return ingest_parsed(session, parsed, tagger=self.tagger, catalog=self.catalog, **options)
+        options.setdefault("tagger", self.tagger)
+        return ingest_parsed(session, parsed, catalog=self.catalog, **options)
 
     def retag_batch(self) -> RetagStatus | None:
         """The next batch of the re-tag run under way; None when none is."""

@@ -84,19 +84,47 @@ def cli(*args: str, database_url: str, cwd: Path) -> subprocess.Popen:
     )
 
 
-def stop_after_first_batch(process: subprocess.Popen, database_url: str, how: int) -> int:
-    """Send `how` once a batch is stored (waiting 120 s at most); the papers stored then."""
+def stop_after_first_batch(
+    process: subprocess.Popen, database_url: str, how: int
+) -> tuple[int, list[int]]:
+    """Send `how` once a batch is stored (waiting 120 s at most); the papers stored then, and
+    the command's child processes (its tagging worker) at that moment."""
     from digests.store.engine import open_engine, upgrade_schema
 
     upgrade_schema(open_engine(database_url))  # so the store can be counted from the start
-    deadline = time.monotonic() + 120
+    deadline, children = time.monotonic() + 120, []
     while time.monotonic() < deadline and process.poll() is None:
         if counts(database_url)[0] > 0:
+            children = child_pids(process.pid)
             process.send_signal(how)
             break
         time.sleep(0.02)
     process.wait(timeout=60)
-    return counts(database_url)[0]
+    return counts(database_url)[0], children
+
+
+def child_pids(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def still_running(pids: list[int], *, within: float = 10.0) -> list[int]:
+    """Which of `pids` are still running after waiting up to `within` seconds for them."""
+    deadline = time.monotonic() + within
+    while True:
+        alive = [pid for pid in pids if Path(f"/proc/{pid}").exists() and not zombie(pid)]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.05)
+
+
+def zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
 
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
@@ -108,9 +136,11 @@ def test_an_interrupted_file_ingest_keeps_whole_batches_and_a_rerun_adds_nothing
     path = write_gzip(tmp_path / "papers.jsonl.gz", lines)
 
     killed = cli("ingest", "--file", str(path), database_url=database_url, cwd=tmp_path)
-    stored = stop_after_first_batch(killed, database_url, how)
+    stored, workers = stop_after_first_batch(killed, database_url, how)
 
     assert killed.returncode == -how, killed.stderr  # stopped by the signal, not finished
+    assert workers or (os.cpu_count() or 1) < 2  # it tags ahead in a second process
+    assert still_running(workers) == []  # which did not outlive it
     assert 0 < stored < len(lines)
     assert stored % BATCH_SIZE == 0  # only whole batches: each is one transaction
     rerun = cli("ingest", "--file", str(path), database_url=database_url, cwd=tmp_path)
