@@ -274,13 +274,9 @@ def ingest_command(python: str, path: Path, url: str, folder: str) -> tuple[floa
 
 
 def emptied(url: str) -> str:
-    from sqlalchemy import text
+    from tests.conftest import _reset_postgres  # the test suite's way to empty a database
 
-    engine = open_engine(url)
-    with engine.begin() as connection:
-        connection.execute(text("DROP SCHEMA public CASCADE"))
-        connection.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
+    _reset_postgres(url)
     return url
 
 
