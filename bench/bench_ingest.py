@@ -224,6 +224,7 @@ class Memory:
     main: float = 0.0
     worker: float = 0.0
     together: float = 0.0
+    cpu_seconds: float = 0.0  # user and system, the command and its worker
 
 
 def _proc_kb(pid: int, name: str, field: str) -> int:
@@ -266,6 +267,7 @@ def ingest_command(python: str, path: Path, url: str, folder: str) -> tuple[floa
         _, status, usage = waited  # this child's own peak, not the largest child's
         seconds = time.perf_counter() - started
         memory.main = usage.ru_maxrss / 1024
+        memory.cpu_seconds = usage.ru_utime + usage.ru_stime
         process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0), err.seek(0)
         if process.returncode != 0:
@@ -309,11 +311,13 @@ def cli_main(argv: list[str]) -> int:
                 main = max(memory.main for _, memory, _ in runs)
                 worker = max(memory.worker for _, memory, _ in runs)
                 together = max(memory.together for _, memory, _ in runs)
+                cpu = statistics.median(papers / memory.cpu_seconds for _, memory, _ in runs)
                 print(
                     f"  {path.name:<30} {backend:<10} {papers:>7,} papers  "
                     f"{statistics.median(rates):>6,.0f} papers/s (runs "
                     f"{', '.join(f'{rate:,.0f}' for rate in rates)})  peak RSS {main:,.0f} MB"
-                    f" (tagging worker {worker:,.0f} MB; both, PSS {together:,.0f} MB)"
+                    f" (tagging worker {worker:,.0f} MB; both, PSS {together:,.0f} MB); "
+                    f"{cpu:,.0f} papers per CPU second"
                 )
     return 0
 
