@@ -75,8 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         for name, (command, floor) in COMMANDS.items():
             runs = [timed(args.python, command, env, folder) for _ in range(args.repeat)]
             median = statistics.median(runs)
-            verdict = "" if floor is None else (
-                f"  ({'meets' if median <= floor else 'misses'} the {floor} s floor)"
+            verdict = (
+                ""
+                if floor is None
+                else (f"  ({'meets' if median <= floor else 'misses'} the {floor} s floor)")
             )
             print(f"  digestbot {name:<28} {median:6.3f} s{verdict}")
     return 0

@@ -109,4 +109,3 @@ def tagging_ahead(tagger: Tagger) -> Iterator[TagAhead | None]:
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         _WORKER_TAGGER = None
-

@@ -639,7 +639,6 @@ def parse_jsonl(data: bytes) -> ParsedFeed:
     return feed
 
 
-
 def read_jsonl(lines: Iterable[bytes], *, batch_size: int = BATCH_SIZE) -> Iterator[ParsedFeed]:
     """Read JSON Lines as they come (a file, a gzip stream), `batch_size` lines at a time:
     memory stays flat however long the file. Raises `FeedError` when not one line of the
