@@ -489,7 +489,6 @@ def cmd_backfill(settings: Settings, args: argparse.Namespace) -> int:
 def cmd_topics(settings: Settings, args: argparse.Namespace) -> int:
     import json
 
-    from digests.messages.layout import clean_text
     from digests.topics.catalog import Catalog
 
     catalog = Catalog.load(settings.topics_file)
@@ -512,6 +511,8 @@ def cmd_topics(settings: Settings, args: argparse.Namespace) -> int:
         )
         return 0
     if not topics:
+        from digests.messages.layout import clean_text  # with the store's modules: only here
+
         print(f"no topic matches {clean_text(args.search, 80)!r}")
         return 1
     width = max(len(t.name) for t in topics)
