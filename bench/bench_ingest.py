@@ -2,6 +2,13 @@
 
     .venv/bin/python bench/bench_ingest.py [--sizes 10000 25000 50000] [--repeat 3] [--profile]
     .venv/bin/python bench/bench_ingest.py --real [--repeat 3]
+    .venv/bin/python bench/bench_ingest.py --cli [--big] [--postgres URL] [--repeat 3]
+
+With --cli it times `digestbot ingest --file` itself, in a subprocess, on the real 2025 corpus
+(and with --big on a 400,000-paper file built from it once: ten copies with new ids and dates
+shifted by whole years), into a fresh SQLite file (and with --postgres into that emptied
+database), and prints papers/s of the whole command (start-up included) beside its peak RSS.
+`--python` runs another checkout's interpreter, for before and after in one sitting.
 
 Papers come from the demo corpus generator (scripts/make_demo_corpus.py) at a larger scale,
 about 450 a day over 16 weeks, or with --real from the real 2025 corpus
@@ -16,8 +23,10 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gzip
+import os
 import pstats
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -129,6 +138,8 @@ def report(size: int, runs: list[Run]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None and "--cli" in sys.argv:
+        return cli_main(sys.argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 25_000, 50_000])
     parser.add_argument("--repeat", type=int, default=3)
@@ -167,6 +178,148 @@ def profile(jsonl: bytes, catalog: Catalog, directory: Path) -> None:
     run_once(jsonl, catalog, directory)
     profiler.disable()
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+
+
+# --- the command itself ---------------------------------------------------------------------
+
+BIG = Path(tempfile.gettempdir()) / "digestbot-bench-400k.jsonl.gz"
+BIG_PAPERS = 400_000
+RSS_FLOOR_MB = 300
+FLOOR = 5_000  # papers/s of real papers on SQLite
+
+
+def build_big_file(path: Path) -> None:
+    """Ten copies of the real corpus' 2025 papers: copy k has its ids' years and every date
+    moved k years back, so each paper is new and lands in its own week."""
+    import json
+
+    started, written = time.perf_counter(), 0
+    with gzip.open(REAL) as source:
+        papers = [json.loads(line) for line in source if line.startswith(b'{"id": "25')]
+    with gzip.open(path, "wt", compresslevel=1) as out:
+        for copy in range(10):
+            for paper in papers:
+                if written == BIG_PAPERS:
+                    break
+                out.write(json.dumps(shifted(paper, copy)) + "\n")
+                written += 1
+    print(f"built {path} ({written:,} papers) in {time.perf_counter() - started:.0f} s")
+
+
+def shifted(paper: dict, years: int) -> dict:
+    year = int(paper["id"][:2]) - years
+    moved = {"id": f"{year:02d}{paper['id'][2:]}"}
+    for key in ("published", "updated"):
+        if paper.get(key):
+            day = f"{int(paper[key][:4]) - years}{paper[key][4:]}"
+            moved[key] = day.replace("-02-29", "-02-28")  # no leap day in most years
+    return paper | moved
+
+
+@dataclass
+class Memory:
+    """Peaks in MB: the command's own RSS (what `time -v` prints), its tagging worker's, and
+    the two processes' proportional set sizes added up (shared pages counted once)."""
+
+    main: float = 0.0
+    worker: float = 0.0
+    together: float = 0.0
+    cpu_seconds: float = 0.0  # user and system, the command and its worker
+
+
+def _proc_kb(pid: int, name: str, field: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/{name}").read_text().splitlines():
+            if line.startswith(field):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def sample(pid: int, memory: Memory) -> None:
+    workers = _children(pid)
+    memory.worker = max([memory.worker, *(_proc_kb(w, "status", "VmHWM:") / 1024 for w in workers)])
+    pss = sum(_proc_kb(p, "smaps_rollup", "Pss:") for p in [pid, *workers])
+    memory.together = max(memory.together, pss / 1024)
+
+
+def ingest_command(python: str, path: Path, url: str, folder: str) -> tuple[float, Memory, str]:
+    """Wall seconds and memory of `digestbot ingest --file path`, and its report."""
+    env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "WARNING"}
+    memory = Memory()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            [python, "-m", "bot", "ingest", "--file", str(path)],
+            env=env, cwd=folder, stdout=out, stderr=err,
+        )  # fmt: skip
+        while (waited := os.wait4(process.pid, os.WNOHANG))[0] == 0:
+            sample(process.pid, memory)
+            time.sleep(0.1)
+        _, status, usage = waited  # this child's own peak, not the largest child's
+        seconds = time.perf_counter() - started
+        memory.main = usage.ru_maxrss / 1024
+        memory.cpu_seconds = usage.ru_utime + usage.ru_stime
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0), err.seek(0)
+        if process.returncode != 0:
+            raise SystemExit(f"ingest failed ({process.returncode}): {err.read()[-500:]!r}")
+        return seconds, memory, out.read().decode()
+
+
+def emptied(url: str) -> str:
+    from tests.conftest import _reset_postgres  # the test suite's way to empty a database
+
+    _reset_postgres(url)
+    return url
+
+
+def cli_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cli", action="store_true", required=True)
+    parser.add_argument("--big", action="store_true", help=f"also the {BIG_PAPERS:,}-paper file")
+    parser.add_argument("--big-file", type=Path, default=BIG, help="built there when missing")
+    parser.add_argument("--postgres", metavar="URL", help="also into this (emptied) database")
+    parser.add_argument("--postgres-big", action="store_true", help="the big file there too")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--python", default=sys.executable, help="interpreter of the checkout")
+    args = parser.parse_args(argv)
+    files = [REAL]
+    if args.big:
+        if not args.big_file.exists():
+            build_big_file(args.big_file)
+        files.append(args.big_file)
+    print(f"{args.python}: `digestbot ingest --file`, median of {args.repeat}, start-up included")
+    with tempfile.TemporaryDirectory(prefix="digestbot-bench-") as folder:
+        for path in files:
+            targets = {"SQLite": lambda: f"sqlite:///{folder}/{time.monotonic_ns()}.db"}
+            if args.postgres and (path == REAL or args.postgres_big):
+                targets["PostgreSQL"] = lambda: emptied(args.postgres)
+            for backend, fresh_url in targets.items():
+                runs = [ingest_command(args.python, path, fresh_url(), folder)
+                        for _ in range(args.repeat)]  # fmt: skip
+                papers = int(runs[0][2].split("new: ")[1].split()[0])
+                rates = [papers / seconds for seconds, _, _ in runs]
+                main = max(memory.main for _, memory, _ in runs)
+                worker = max(memory.worker for _, memory, _ in runs)
+                together = max(memory.together for _, memory, _ in runs)
+                cpu = statistics.median(papers / memory.cpu_seconds for _, memory, _ in runs)
+                print(
+                    f"  {path.name:<30} {backend:<10} {papers:>7,} papers  "
+                    f"{statistics.median(rates):>6,.0f} papers/s (runs "
+                    f"{', '.join(f'{rate:,.0f}' for rate in rates)})  peak RSS {main:,.0f} MB"
+                    f" (tagging worker {worker:,.0f} MB; both, PSS {together:,.0f} MB); "
+                    f"{cpu:,.0f} papers per CPU second"
+                )
+    return 0
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@ the tests all use it, the tests with a fake clock, sleep or arXiv transport."""
 from __future__ import annotations
 
 import asyncio
-import importlib.metadata
 import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -16,19 +15,12 @@ from sqlmodel import Session
 
 from bot.arxiv import ArxivClient
 from bot.settings import Settings
+from bot.version import installed_version
 from digests.delivery.sending import Dispatcher
 from digests.store.engine import open_engine, upgrade_schema
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
 from digests.usecases import UseCases
-
-
-def installed_version() -> str | None:
-    """digestbot's version as installed; None when run from a source tree never installed."""
-    try:
-        return importlib.metadata.version("digestbot")
-    except importlib.metadata.PackageNotFoundError:
-        return None
 
 
 def user_agent(contact: str | None) -> str:

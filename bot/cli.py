@@ -1,31 +1,25 @@
-"""The `digestbot` command line."""
+"""The `digestbot` command line.
+
+Only the standard library is imported here: `--version`, `--help` and every `COMMAND --help`
+answer at once, and each command imports what it uses when it runs.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import gzip
-import json
 import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bot.app import App, build_app, installed_version
-from bot.logs import Redactor
-from bot.settings import Settings, SettingsError, load_settings, unknown_env_keys
-from digests.chat import links
-from digests.follows.filters import FilterError, is_filter_spec, parse_filter
-from digests.messages.chart_spec import digest_chart
-from digests.messages.plain_text import clean_text, render_momentum, render_text
-from digests.papers.feeds import FeedError, parse_document
-from digests.papers.ingest import IngestReport
-from digests.store.engine import DatabaseUnavailable
-from digests.store.instance import InstanceInUse
-from digests.topics.catalog import Catalog, CatalogError, UnknownTopic
-from digests.topics.topic_model import ModelError
+if TYPE_CHECKING:
+    from bot.app import App
+    from bot.settings import Settings
+    from digests.papers.ingest import IngestReport
+    from digests.topics.catalog import Catalog
 
 EXIT_USAGE = 2
 
@@ -63,14 +57,26 @@ def build_parser() -> argparse.ArgumentParser:
         description="Follow research topics on arXiv: ingest, tag, momentum and weekly digests.",
         epilog="Settings come from the environment or .env (see .env.example).",
     )
-    version = installed_version() or "(not installed)"
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
+    parser.add_argument("--version", action=_PrintVersion)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_running_commands(commands)
     _add_reading_commands(commands)
     _add_tagging_commands(commands)
     _add_maintenance_commands(commands)
     return parser
+
+
+class _PrintVersion(argparse.Action):
+    """--version, looking the installed version up only when asked."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from bot.version import installed_version
+
+        print(f"{parser.prog} {installed_version() or '(not installed)'}")
+        parser.exit()
 
 
 def _command(commands, name: str, summary: str, description: str) -> argparse.ArgumentParser:
@@ -299,7 +305,29 @@ def _output_closed() -> int:
     return 128 + signal.SIGPIPE
 
 
+# Failures told in one line, by the module that raises them. A module never imported cannot
+# have raised its error, so `_raised` looks them up without importing anything.
+_CONFIGURATION_ERRORS = (
+    ("bot.settings", "SettingsError"),
+    ("digests.topics.catalog", "CatalogError"),
+    ("digests.topics.topic_model", "ModelError"),
+)
+_STORE_ERRORS = (
+    ("digests.store.engine", "DatabaseUnavailable"),
+    ("digests.store.instance", "InstanceInUse"),
+)
+
+
+def _raised(errors: tuple[tuple[str, str], ...]) -> tuple[type[BaseException], ...]:
+    """The error classes among `errors` whose modules are loaded."""
+    loaded = ((sys.modules.get(module), name) for module, name in errors)
+    return tuple(getattr(module, name) for module, name in loaded if module is not None)
+
+
 def _run_command(args: argparse.Namespace) -> int:
+    from bot.logs import Redactor
+    from bot.settings import load_settings, unknown_env_keys
+
     for warning in unknown_env_keys():
         _fail(f"warning: {warning}")
     redact = Redactor([])  # token shapes only, until the settings name the secrets
@@ -307,10 +335,10 @@ def _run_command(args: argparse.Namespace) -> int:
         settings = load_settings()
         redact = Redactor(settings.secrets())
         return HANDLERS[args.command](settings, args)
-    except (SettingsError, CatalogError, ModelError) as exc:
+    except _raised(_CONFIGURATION_ERRORS) as exc:
         _fail(redact(f"configuration: {exc}"))
         return EXIT_USAGE
-    except (DatabaseUnavailable, InstanceInUse) as exc:
+    except _raised(_STORE_ERRORS) as exc:
         _fail(redact(str(exc)))
         return EXIT_USAGE
     except CommandError as exc:
@@ -329,6 +357,8 @@ def _now() -> datetime:
 
 
 def _with_app(settings: Settings) -> App:
+    from bot.app import build_app
+
     app = build_app(settings)
     if app.usecases.sync_catalog().pending:
         _fail(
@@ -344,6 +374,9 @@ def _resolve(app: App, query: str):
 
 def _resolve_in(catalog: Catalog, query: str):
     """A catalog topic, or a filter for `query: …`, `author: …`, `category: …`."""
+    from digests.follows.filters import FilterError, is_filter_spec, parse_filter
+    from digests.topics.catalog import UnknownTopic
+
     try:
         if is_filter_spec(query):
             return parse_filter(query)
@@ -358,7 +391,7 @@ def cmd_ingest(settings: Settings, args: argparse.Namespace) -> int:
     app = _with_app(settings)
     if args.file is None:
         listing = app.usecases.ingest_listing
-        report = asyncio.run(
+        report = _run_async(
             _with_client(app, lambda client: listing(client, settings.arxiv_categories))
         )
         print(report.summary())
@@ -369,8 +402,16 @@ def cmd_ingest(settings: Settings, args: argparse.Namespace) -> int:
     return 0 if report.read == 0 or report.read > len(report.skipped) else 1
 
 
+def _run_async(job):
+    import asyncio
+
+    return asyncio.run(job)
+
+
 def read_document(path: Path) -> bytes:
     """The file's bytes, gunzipped when it is gzip (arXiv dumps and corpora often are)."""
+    import gzip
+
     try:
         data = path.read_bytes()
         return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
@@ -379,12 +420,36 @@ def read_document(path: Path) -> bytes:
 
 
 def ingest_file(app: App, path: Path) -> IngestReport:
-    data = read_document(path)
+    """Read, tag and store the file a batch at a time (see `UseCases.ingest_batches`)."""
+    import zlib
+
+    from bot.tag_ahead import tagging_ahead
+    from digests.papers.feeds import FeedError, read_batches
+
     try:
-        parsed = parse_document(data, name=str(path))
+        with _open_document(path) as stream, tagging_ahead(app.tagger) as ahead:
+            batches = read_batches(stream, name=str(path))
+            if ahead is None:
+                return app.usecases.ingest_batches(batches)
+            return app.usecases.ingest_batches(ahead.ahead(batches), tagger=ahead)
     except FeedError as exc:
         raise CommandError(f"{path}: {exc}") from None
-    return app.usecases.ingest_document(parsed)
+    except (OSError, EOFError, zlib.error) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise CommandError(
+            f"cannot read {path}: {reason}; the papers before the fault are stored, "
+            "and a re-run adds nothing twice"
+        ) from None
+
+
+def _open_document(path: Path):
+    """The file as a binary stream, gunzipped as it is read when it is gzip."""
+    import gzip
+
+    stream = path.open("rb")
+    if stream.peek(2)[:2] != b"\x1f\x8b":
+        return stream
+    return gzip.GzipFile(fileobj=stream, mode="rb")
 
 
 async def _with_client(app: App, job: Callable):
@@ -401,7 +466,7 @@ def cmd_backfill(settings: Settings, args: argparse.Namespace) -> int:
     from bot.ingest_jobs import backfill
 
     app = _with_app(settings)
-    report = asyncio.run(
+    report = _run_async(
         _with_client(
             app,
             lambda client: backfill(
@@ -422,6 +487,8 @@ def cmd_backfill(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_topics(settings: Settings, args: argparse.Namespace) -> int:
+    import json
+
     from digests.topics.catalog import Catalog
 
     catalog = Catalog.load(settings.topics_file)
@@ -444,6 +511,8 @@ def cmd_topics(settings: Settings, args: argparse.Namespace) -> int:
         )
         return 0
     if not topics:
+        from digests.messages.layout import clean_text  # with the store's modules: only here
+
         print(f"no topic matches {clean_text(args.search, 80)!r}")
         return 1
     width = max(len(t.name) for t in topics)
@@ -453,9 +522,23 @@ def cmd_topics(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_momentum(settings: Settings, args: argparse.Namespace) -> int:
-    app = _with_app(settings)
-    topic = _resolve(app, args.topic)
-    momentum = app.usecases.momentum(topic, as_of=args.as_of or _now().date())
+    """Reads only: neither the tagger nor the chat and arXiv clients are loaded."""
+    import json
+
+    from sqlmodel import Session
+
+    from digests.messages.plain_text import render_momentum
+    from digests.messages.reports import followed_momentum
+    from digests.topics.catalog import Catalog
+
+    catalog = Catalog.load(settings.topics_file)
+    topic = _resolve_in(catalog, args.topic)
+    engine = _open_store(settings)
+    try:
+        with Session(engine) as session:  # never committed: a filter is looked up only
+            momentum = followed_momentum(session, topic, as_of=args.as_of or _now().date())
+    finally:
+        engine.dispose()
     if args.json:
         print(json.dumps({"slug": topic.slug, **momentum.to_json()}, indent=2, ensure_ascii=False))
     else:
@@ -463,8 +546,21 @@ def cmd_momentum(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def _open_store(settings: Settings):
+    """The database, its schema brought to the newest migration."""
+    from digests.store.engine import open_engine, upgrade_schema
+
+    engine = open_engine(settings.database_url)
+    upgrade_schema(engine)
+    return engine
+
+
 def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
     """Needs no database: the links are made from the catalog and two settings."""
+    from digests.chat import links
+    from digests.follows.filters import is_filter_spec
+    from digests.topics.catalog import Catalog
+
     if is_filter_spec(args.topic):
         raise CommandError("links are made for catalog topics; a query, author or category "
                            "is followed with /follow in the chat", EXIT_USAGE)
@@ -491,6 +587,9 @@ def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_preview(settings: Settings, args: argparse.Namespace) -> int:
+    from digests.messages.chart_spec import digest_chart
+    from digests.messages.plain_text import render_text
+
     app = _with_app(settings)
     topics = list({t.slug: t for t in (_resolve(app, query) for query in args.follow)}.values())
     until = args.as_of or _now().date()
@@ -517,6 +616,8 @@ def _write_chart(path: Path, spec: dict) -> None:
 
 def cmd_spikes(settings: Settings, args: argparse.Namespace) -> int:
     """What the spike scan would decide; nothing is recorded."""
+    import json
+
     from digests.signals.spikes import scan
     from digests.store import follow_filters
 
@@ -541,6 +642,10 @@ def cmd_spikes(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
+    import json
+
+    from bot.app import build_app
+
     status = build_app(settings).usecases.status()
     if args.json:
         print(json.dumps(status.to_json(), indent=2, ensure_ascii=False))
@@ -550,6 +655,8 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_deliveries(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.app import build_app
+
     since = datetime.combine(args.since, datetime.min.time(), UTC) if args.since else None
     window = timedelta(hours=max(settings.digest_grace_hours, 1))
     count = build_app(settings).usecases.retry_failed(since=since, window=window)
@@ -558,6 +665,8 @@ def cmd_deliveries(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_feedback(settings: Settings, args: argparse.Namespace) -> int:
+    import json
+
     app = _with_app(settings)
     topic = _resolve(app, args.topic)
     lines = app.usecases.export_votes(topic.slug)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Protocol
@@ -39,12 +39,11 @@ from digests.feedback import votes as feedback
 from digests.feedback.export import gold_lines
 from digests.feedback.votes import VoteAnswer, Voter
 from digests.follows.filters import FollowFilter
-from digests.follows.service import store_filter
 from digests.messages.alert import SpikeAlert
 from digests.messages.digest import Digest
 from digests.messages.layout import period_text
-from digests.messages.reports import build_digest, day_end, topic_momenta
-from digests.papers.feeds import ParsedFeed, Skip
+from digests.messages.reports import as_topics, build_digest, followed_momentum
+from digests.papers.feeds import BATCH_SIZE, ParsedFeed, Skip
 from digests.papers.ingest import (
     IngestReport,
     PaperSource,
@@ -66,6 +65,7 @@ from digests.topics.tagger import Tagger
 
 COMMAND_SYNC_TTL = timedelta(minutes=2)  # a replica that dies while syncing blocks no longer
 STORE_BATCH = 1_000  # channels whose deliveries and vote offers are written together
+INGEST_BATCH = BATCH_SIZE  # papers stored per transaction
 CUT_LISTING = (
     "arXiv's answer stayed cut short: the entries after the cut were not read; "
     "the next ingest reads the listing again"
@@ -145,33 +145,49 @@ class UseCases:
             return sync_catalog(session, catalog=self.catalog, tagger=self.tagger, now=self.clock())
 
     async def ingest_listing(self, source: PaperSource, categories: Sequence[str]) -> IngestReport:
-        """Fetch today's listing for `categories` and store it in one transaction.
+        """Fetch today's listing for `categories` and store it, `INGEST_BATCH` papers per
+        transaction; the listing counts as fetched once its last batch is stored.
 
         Cross-lists and replacements of papers not held are dated by their first version: by
-        the source's date for recent ones, by their id when it gives none.
+        the source's date for recent ones, by their id when it gives none (for the rest of
+        the listing too, once the source failed).
         """
         now = self.clock()
         parsed = await source.fetch_listing(categories)
-        with self.session_factory() as session:
-            wanted = listing_ids_to_look_up(session, parsed.records)
-        looked_up, problem = await _first_versions(source, wanted)
+        report, problem = IngestReport(), ""
+        for batch in parsed.batches(INGEST_BATCH):
+            looked_up: dict[str, datetime] = {}
+            if not problem:
+                with self.session_factory() as session:
+                    wanted = listing_ids_to_look_up(session, batch.records)
+                looked_up, problem = await _first_versions(source, wanted)
+                if problem:
+                    report.warnings.append(Skip("first-version dates", problem))
+            with unit_of_work(self.session_factory) as session:
+                report.merge(self._ingest(session, batch, now=now, looked_up=looked_up))
+        if parsed.cut_short:
+            report.missing.append(Skip("listing", CUT_LISTING))
         with unit_of_work(self.session_factory) as session:
-            report = self._ingest(session, parsed, now=now, looked_up=looked_up)
-            if problem:
-                report.warnings.append(Skip("first-version dates", problem))
-            if parsed.cut_short:
-                report.missing.append(Skip("listing", CUT_LISTING))
             cursor = {"fetched_at": now.isoformat(), "read": parsed.read, "new": report.new}
             repo.save_state(session, listing_key(categories), cursor, now=now, success=True)
         return report
 
-    def ingest_document(self, parsed: ParsedFeed) -> IngestReport:
-        """Store and tag the papers of a document read elsewhere (a file), in one transaction."""
-        with unit_of_work(self.session_factory) as session:
-            return self._ingest(session, parsed, now=self.clock())
+    def ingest_batches(
+        self, batches: Iterable[ParsedFeed], *, tagger: Tagger | None = None
+    ) -> IngestReport:
+        """Store and tag papers as they are read (`digestbot ingest --file`), one transaction
+        per batch: memory stays flat however long the file, an interrupted run keeps the
+        batches stored, and a re-run finds them unchanged. `tagger` may stand in for the
+        app's (one that tags ahead elsewhere; it must tag the same)."""
+        now, report = self.clock(), IngestReport()
+        for batch in batches:
+            with unit_of_work(self.session_factory) as session:
+                report.merge(self._ingest(session, batch, now=now, tagger=tagger or self.tagger))
+        return report
 
     def _ingest(self, session: Session, parsed: ParsedFeed, **options) -> IngestReport:
-        return ingest_parsed(session, parsed, tagger=self.tagger, catalog=self.catalog, **options)
+        options.setdefault("tagger", self.tagger)
+        return ingest_parsed(session, parsed, catalog=self.catalog, **options)
 
     def retag_batch(self) -> RetagStatus | None:
         """The next batch of the re-tag run under way; None when none is."""
@@ -451,7 +467,7 @@ class UseCases:
     ) -> Digest:
         """The digest a channel following `followed` gets for the days since..until."""
         with self.session_factory() as session:  # never committed: filters are looked up only
-            topics = _as_topics(session, followed, as_of=until)
+            topics = as_topics(session, followed, as_of=until)
             return build_digest(
                 session, topics, since=since, until=until, per_topic_cap=self.per_topic_cap
             )
@@ -459,21 +475,7 @@ class UseCases:
     def momentum(self, followed: TopicDef | FollowFilter, *, as_of: date) -> Momentum:
         """A topic's or a filter's momentum line and 12-week histogram as of a day."""
         with self.session_factory() as session:  # never committed, as above
-            (topic,) = _as_topics(session, [followed], as_of=as_of)
-            return topic_momenta(session, [topic], as_of=as_of)[topic.slug]
-
-
-def _as_topics(
-    session: Session, followed: Sequence[TopicDef | FollowFilter], *, as_of: date
-) -> list[TopicDef]:
-    """Filters as topics, their papers tagged in `session` when nobody follows them yet."""
-    topics = []
-    for item in followed:
-        if isinstance(item, FollowFilter):
-            store_filter(session, item, now=day_end(as_of))
-            item = item.topic()
-        topics.append(item)
-    return topics
+            return followed_momentum(session, followed, as_of=as_of)
 
 
 def welcome_back(followed: Sequence[str]) -> str:

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
+from digests.follows.filters import FollowFilter
+from digests.follows.service import store_filter
 from digests.messages.digest import Digest, DigestPaper, TopicRef, compose_digest
 from digests.signals.momentum import HISTOGRAM_WEEKS, Momentum, compute_momentum, window_bounds
 from digests.store import repo
@@ -37,6 +39,28 @@ def topic_momenta(
         daily = counts.get(row.id, {}) if row else {}
         momenta[topic.slug] = compute_momentum(topic.name, daily, totals, as_of)
     return momenta
+
+
+def followed_momentum(
+    session: Session, followed: TopicDef | FollowFilter, *, as_of: date
+) -> Momentum:
+    """A topic's or a filter's momentum line and 12-week histogram as of a day; a filter's
+    papers are tagged in `session`, which the caller does not commit."""
+    (topic,) = as_topics(session, [followed], as_of=as_of)
+    return topic_momenta(session, [topic], as_of=as_of)[topic.slug]
+
+
+def as_topics(
+    session: Session, followed: Sequence[TopicDef | FollowFilter], *, as_of: date
+) -> list[TopicDef]:
+    """Filters as topics, their papers tagged in `session` when nobody follows them yet."""
+    topics = []
+    for item in followed:
+        if isinstance(item, FollowFilter):
+            store_filter(session, item, now=day_end(as_of))
+            item = item.topic()
+        topics.append(item)
+    return topics
 
 
 def day_start(day: date) -> datetime:

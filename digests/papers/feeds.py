@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from email.utils import parsedate_to_datetime
+from typing import BinaryIO
 
 from lxml import etree
 
@@ -94,6 +95,14 @@ class ParsedFeed:
             return self
         return replace(self, skipped=self.skipped[:-1], read=self.read - 1, cut_entry=False)
 
+    def batches(self, size: int) -> Iterator[ParsedFeed]:
+        """This feed as feeds of at most `size` records each, to store one at a time; the
+        first carries the skipped entries, and their `read` add up to this one's."""
+        for start in range(0, max(len(self.records), 1), size):
+            records = self.records[start : start + size]
+            skipped = self.skipped if start == 0 else []
+            yield replace(self, records=records, skipped=skipped, read=len(records) + len(skipped))
+
     def set_aside_implausible(self, *, now: datetime) -> None:
         """Move records dated before arXiv began or after `now` to the skipped ones."""
         kept = []
@@ -166,6 +175,39 @@ def parse_document(data: bytes, *, name: str = "") -> ParsedFeed:
 
 
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
+# Entries per batch of a document read as it comes: enough to amortise each batch's queries
+# when stored, few enough that memory stays flat and an interrupted ingest loses little.
+BATCH_SIZE = 1_000
+_SNIFF_BYTES = 65536
+
+
+def read_batches(
+    stream: BinaryIO, *, name: str = "", batch_size: int = BATCH_SIZE
+) -> Iterator[ParsedFeed]:
+    """`parse_document` for a stream, in batches of `batch_size` entries: JSON Lines are read
+    as they come, so memory stays flat however long the file; an XML document (a listing, an
+    API page) is read whole, as the format requires, and its records come in batches.
+    Raises `FeedError` before the first batch when the document is none of these."""
+    head = stream.read(_SNIFF_BYTES)
+    first = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    named_jsonl = name.lower().endswith(_JSONL_SUFFIXES)
+    if (first == b"<" and not named_jsonl) or not first:
+        yield from parse_document(head + stream.read(), name=name).batches(batch_size)
+        return
+    try:
+        yield from read_jsonl(_lines(head, stream), batch_size=batch_size)
+    except FeedError:
+        if first == b"{" or named_jsonl:
+            raise
+        raise FeedError(
+            f"not an arXiv feed or JSON Lines file (it starts with {head[:20]!r})"
+        ) from None
+
+
+def _lines(head: bytes, stream: BinaryIO) -> Iterator[bytes]:
+    """The stream's lines, `head` being its first bytes, already read."""
+    yield from (head + stream.readline()).splitlines(keepends=True)
+    yield from stream
 
 
 def _parse_xml(data: bytes) -> ParsedFeed:
@@ -590,29 +632,68 @@ def _rfc822_datetime(text: str | None) -> datetime | None:
 def parse_jsonl(data: bytes) -> ParsedFeed:
     """Read one paper per line; blank lines are ignored, broken lines skipped by number."""
     feed = ParsedFeed(kind="jsonl", records=[], skipped=[], read=0)
+    for batch in read_jsonl(data.splitlines(), batch_size=BATCH_SIZE):
+        feed.records += batch.records
+        feed.skipped += batch.skipped
+        feed.read += batch.read
+    return feed
+
+
+def read_jsonl(lines: Iterable[bytes], *, batch_size: int = BATCH_SIZE) -> Iterator[ParsedFeed]:
+    """Read JSON Lines as they come (a file, a gzip stream), `batch_size` lines at a time:
+    memory stays flat however long the file. Raises `FeedError` when not one line of the
+    first batch is JSON: that is not a JSON Lines file, and nothing of it was used."""
+    batch = ParsedFeed(kind="jsonl", records=[], skipped=[], read=0)
     any_json = False
-    for number, raw in enumerate(data.splitlines(), start=1):
-        line = raw.strip().lstrip(b"\xef\xbb\xbf") if number == 1 else raw.strip()
+    for number, line in enumerate(_stripped_lines(lines), start=1):
         if not line:
             continue
-        feed.read += 1
-        try:
-            obj = json.loads(line)
-            any_json = True
-            if b"\\u" in line and isinstance(obj, dict):  # only an escape spells those
-                _check_storable(obj)
-            feed.records.append(_json_record(obj))
-        except json.JSONDecodeError as exc:
-            reason = f"invalid JSON: {exc.msg} (col {exc.colno})"
-            feed.skipped.append(Skip(f"line {number}", reason))
-        except UnicodeDecodeError:
-            feed.skipped.append(Skip(f"line {number}", "not UTF-8 text"))
-        except _BadEntry as exc:
-            feed.skipped.append(Skip(f"line {number}", str(exc)))
-    if feed.read and not any_json:
-        first = feed.skipped[0]
+        batch.read += 1
+        any_json = _read_json_line(line, number, batch) or any_json
+        if batch.read == batch_size:
+            _check_json_seen(batch, any_json)
+            yield batch
+            batch = ParsedFeed(kind="jsonl", records=[], skipped=[], read=0)
+    if batch.read:
+        _check_json_seen(batch, any_json)
+        yield batch
+
+
+def _stripped_lines(lines: Iterable[bytes]) -> Iterator[bytes]:
+    """Each line without its surrounding space (and the first one without a byte order mark);
+    a file's lines may still hold old-style `\\r` line ends, which count as line ends too."""
+    first = True
+    for raw in lines:
+        for line in raw.splitlines() if b"\r" in raw else (raw,):
+            if first:
+                line, first = line.lstrip(b"\xef\xbb\xbf"), False
+            yield line.strip()
+
+
+def _read_json_line(line: bytes, number: int, batch: ParsedFeed) -> bool:
+    """Add the line's record or skip to `batch`; whether the line was JSON at all."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        reason = f"invalid JSON: {exc.msg} (col {exc.colno})"
+        batch.skipped.append(Skip(f"line {number}", reason))
+        return False
+    except UnicodeDecodeError:
+        batch.skipped.append(Skip(f"line {number}", "not UTF-8 text"))
+        return False
+    try:
+        if b"\\u" in line and isinstance(obj, dict):  # only an escape spells those
+            _check_storable(obj)
+        batch.records.append(_json_record(obj))
+    except _BadEntry as exc:
+        batch.skipped.append(Skip(f"line {number}", str(exc)))
+    return True
+
+
+def _check_json_seen(batch: ParsedFeed, any_json: bool) -> None:
+    if not any_json:
+        first = batch.skipped[0]
         raise FeedError(f"not a JSON Lines file: {first.where}: {first.reason}")
-    return feed
 
 
 def _json_record(obj: object) -> PaperRecord:
@@ -711,4 +792,6 @@ __all__ = [
     "parse_document",
     "parse_jsonl",
     "parse_listing",
+    "read_batches",
+    "read_jsonl",
 ]

@@ -122,8 +122,9 @@ def upsert_papers(
         session.execute(update(Paper).where(Paper.id == paper_id).values(**values))
         result.updated[paper_id] = record
 
+    table = Paper.__table__  # Core, not the ORM's bulk path: a third of the time per paper
     for batch in chunks(to_insert, _CHUNK):
-        statement = insert(Paper).returning(Paper.id, Paper.arxiv_id)
+        statement = insert(table).returning(table.c.id, table.c.arxiv_id)
         rows = session.execute(statement, [_paper_values(record, now) for record in batch])
         by_id = {record.arxiv_id: record for record in batch}
         result.new.update({row.id: by_id[row.arxiv_id] for row in rows})
@@ -237,7 +238,7 @@ def write_tags(
         if key not in held
     ]
     if added:
-        session.execute(insert(PaperTopic), added)
+        session.execute(insert(PaperTopic.__table__), added)
     return len(added)
 
 
