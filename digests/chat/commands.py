@@ -40,6 +40,7 @@ from digests.messages.digest import Digest
 from digests.messages.reports import build_digest, topic_momenta
 from digests.store import channels, follow_filters, repo
 from digests.store.unit_of_work import unit_of_work
+from digests.text_hygiene import unsafe_character, without_controls
 from digests.topics.catalog import AmbiguousTopic, Catalog, TopicDef, UnknownTopic
 
 MAX_ARGUMENT = 200  # characters; longer arguments are refused, never cut and applied
@@ -175,6 +176,13 @@ class CommandService:
         self.cooldowns = Cooldowns(cooldowns)
 
     def handle(self, caller: Caller, command: str, argument: str = "") -> Reply:
+        if unsafe := unsafe_character(command + argument):
+            return Reply(
+                f"That message holds {unsafe}, which I cannot store; nothing was changed. "
+                "Type it again without it.",
+                ok=False,
+                private=True,
+            )
         command, argument = command.lower().strip(), " ".join(argument.split())
         spec = COMMANDS.get(command)
         if spec is None:
@@ -237,7 +245,7 @@ class CommandService:
             thread_id=caller.thread_id,
             kind=caller.chat_kind,
             guild_id=caller.guild_id,
-            title=caller.chat_title,
+            title=without_controls(caller.chat_title),
             now=self.clock(),
         )
 
@@ -549,7 +557,7 @@ COMMANDS: dict[str, Command] = {
             "follow",
             "follow a topic, a search, an author or an arXiv category: /follow RL for LLM Agents, "
             '/follow query: "world model" AND (agent OR agents) NOT survey, '
-            '/follow author: Sergey Levine, /follow category: cs.RO '
+            "/follow author: Sergey Levine, /follow category: cs.RO "
             "(add daily or instant for more often)",
             CommandService._follow,
             admins_only=True,
