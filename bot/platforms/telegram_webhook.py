@@ -47,7 +47,8 @@ class WebhookReceiver:
             await runner.cleanup()
 
     async def _receive(self, request: web.Request) -> web.Response:
-        given = request.headers.get(SECRET_HEADER, "").encode()
+        # aiohttp keeps header bytes that are no UTF-8 as surrogates; they are still compared.
+        given = request.headers.get(SECRET_HEADER, "").encode(errors="surrogateescape")
         if not hmac.compare_digest(given, self.secret):
             return web.Response(status=403, text="wrong or missing secret token")
         body = await request.read()  # over MAX_BODY: aiohttp answers 413 itself
