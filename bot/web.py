@@ -22,6 +22,7 @@ from aiohttp import web
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from bot.app import App
+from bot.http_server import SECURITY_HEADERS, secure
 from digests.chat.links import discord_install_link, telegram_follow_link
 from digests.pages.addresses import Period, PeriodError, parse_period
 from digests.pages.atom import topic_feed
@@ -34,10 +35,7 @@ from digests.pages.topic_pages import (
 )
 from digests.topics.catalog import UnknownTopic
 
-CSP = (
-    "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
-    "form-action 'none'; frame-ancestors 'none'"
-)
+CSP = SECURITY_HEADERS["Content-Security-Policy"]
 PAGE_CACHE = "public, max-age=300"
 ERROR_CACHE = "public, max-age=60"
 STATIC_FILES = {"site.css": "text/css", "icon.svg": "image/svg+xml"}
@@ -154,6 +152,8 @@ def web_app(
         page_url = base.rstrip("/") + page.topic.path
         body = topic_feed(page, page_url=page_url, feed_url=f"{page_url}.atom", now=clock())
         headers = {"Cache-Control": PAGE_CACHE}
+        if not site.public_url:
+            headers["Vary"] = "Host"  # the feed's ids follow the Host header
         return web.Response(body=body, content_type="application/atom+xml", headers=headers)
 
     def not_found(error: UnknownTopic | UnknownFollow) -> web.Response:
@@ -179,9 +179,10 @@ def web_app(
             response = await handler(request)
         except web.HTTPNotFound:
             response = refused(404, "Not found", "There is no page at this address.")
-        except web.HTTPMethodNotAllowed:
+        except web.HTTPMethodNotAllowed as error:
             response = refused(405, "Not allowed", "These pages can only be read.")
-        _secure(response)
+            response.headers["Allow"] = ", ".join(sorted(error.allowed_methods))
+        secure(response)
         return _conditional(request, response)
 
     app = web.Application(middlewares=[manners])
@@ -226,12 +227,6 @@ def _origin(request: web.Request) -> str | None:
         return str(request.url.origin())
     except ValueError:  # a port past 65535
         return None
-
-
-def _secure(response: web.StreamResponse) -> None:
-    response.headers["Content-Security-Policy"] = CSP
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Referrer-Policy"] = "no-referrer"
 
 
 def _conditional(request: web.Request, response: web.StreamResponse) -> web.StreamResponse:
