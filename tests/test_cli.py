@@ -419,3 +419,16 @@ def test_status_says_why_deliveries_failed_and_retry_queues_them_again(env, caps
     assert capsys.readouterr().out == "1 failed delivery queued to be sent again\n"
     main(["status"])
     assert "deliveries waiting: 1 (failed: 0)\n" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("missing", ["folder", "file"])
+def test_status_on_a_database_that_does_not_exist_says_so_and_creates_nothing(
+    tmp_path, monkeypatch, capsys, missing
+):
+    folder = tmp_path / "no-such-folder" if missing == "folder" else tmp_path
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{folder / 'digestbot.db'}")
+    assert main(["status"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"digestbot: no database at {folder / 'digestbot.db'}: the {missing} ")
+    assert len(err.splitlines()) == 1
+    assert not (folder / "digestbot.db").exists() and folder.exists() == (missing == "file")
