@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
+from sqlalchemy.exc import OperationalError
+
 from bot.app import App, build_app, installed_version
 from bot.logs import Redactor
 from bot.settings import Settings, SettingsError, load_settings, unknown_env_keys
@@ -316,6 +318,9 @@ def _run_command(args: argparse.Namespace) -> int:
     except CommandError as exc:
         _fail(redact(str(exc)))
         return exc.code
+    except OperationalError as exc:  # a full disk, a lost server: the reason, not a traceback
+        _fail(redact(f"the database failed: {str(exc.orig).strip().splitlines()[0]}"))
+        return 1
     except KeyboardInterrupt:
         return 130
 
