@@ -175,7 +175,8 @@ class Runtime:
 
     def housekeeping(self) -> None:
         removed = self.usecases.forget_old_deliveries(days=90)
-        log.info("housekeeping: %d old deliveries removed", removed)
+        updates = self.usecases.inbox.forget_handled()
+        log.info("housekeeping: %d old deliveries, %d handled updates removed", removed, updates)
 
     def schedule(self, scheduler: AsyncIOScheduler) -> None:
         scheduler.add_job(

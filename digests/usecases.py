@@ -24,6 +24,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from digests.chat.commands import Caller, CommandService, Reply
+from digests.chat.updates import UpdateInbox
 from digests.delivery.alert_planning import ALERT_WINDOW, PlannedAlert, plan_alerts
 from digests.delivery.digest_planning import (
     PlannedDigest,
@@ -130,6 +131,7 @@ class UseCases:
             session_factory, catalog, clock=clock, per_topic_cap=per_topic_cap
         )
         self.platforms: dict[str, Platform] = {}
+        self.inbox = UpdateInbox(session_factory, clock=clock, receiver=self.dispatcher.worker)
 
     def add_platform(self, platform: Platform) -> None:
         """Plan deliveries for this platform, rendered by it, and send them through it."""

@@ -481,7 +481,7 @@ async def test_a_wrong_token_is_a_configuration_error_not_a_delivery_failure(bot
         ("/follow " + "x" * 10_000, "too long"),
         ("/schedule monday 25:00", "time"),
         ("/schedule monday 09:00 Mars/Base", "timezone"),
-        ("/follow \x00\x1b[31m\ufffd\U0001f600\u202e", "topic"),
+        ("/follow \x00\x1b[31m\ufffd\U0001f600\u202e", "NUL character"),
         ("/alerts 🙃🙃🙃", "/alerts on"),
         ("/frobnicate@digest_test_bot", "Unknown command"),
     ],
