@@ -238,11 +238,17 @@ class DigestClient(discord.Client):
         """A button pressed: vote buttons go to the core; the tree answers the rest."""
         if interaction.type is discord.InteractionType.component:
             custom_id = str((interaction.data or {}).get("custom_id", ""))
-            if is_vote_data(custom_id):
+            if is_vote_data(custom_id) and await self.adapter.first_time(interaction):
                 await self.adapter.vote(interaction, custom_id)
 
 
 class DigestTree(app_commands.CommandTree):
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        """A slash command delivered again (the same interaction id) is not run again."""
+        if interaction.type is not discord.InteractionType.application_command:
+            return True
+        return await adapter_of(interaction).first_time(interaction)
+
     async def on_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
@@ -570,6 +576,17 @@ class DiscordAdapter:
         else:
             text = "Discord did not take the digest yet; I will keep trying."
         await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+
+    async def first_time(self, interaction: discord.Interaction) -> bool:
+        """False for an interaction received before: it was handled then."""
+        first_time, key = self.services.inbox.first_time, f"interaction:{interaction.id}"
+        try:
+            return await asyncio.to_thread(
+                first_time, "discord", key, chat=str(interaction.channel_id or "")
+            )
+        except Exception:  # the store is failing: handle it anyway, unguarded
+            log.warning("could not store interaction %s", interaction.id, exc_info=True)
+            return True
 
     async def vote(self, interaction: discord.Interaction, data: str) -> None:
         """A 👍/👎 pressed: the core counts it; the toast is for the voter alone."""

@@ -48,6 +48,20 @@ class UpdateInbox:
                 now=self.clock(),
             )
 
+    def first_time(self, platform: str, key: str, *, chat: str = "") -> bool:
+        """Whether an update handled at once (it needs no keeping) is new; False when it was
+        received before and is not to be handled again."""
+        with unit_of_work(self.session_factory) as session:
+            return inbox.receive(
+                session,
+                platform,
+                key,
+                chat=chat,
+                receiver=self.receiver,
+                handled=True,
+                now=self.clock(),
+            )
+
     def handled(self, platform: str, keys: Sequence[str]) -> None:
         with unit_of_work(self.session_factory) as session:
             inbox.handled(session, platform, keys, now=self.clock())

@@ -28,9 +28,11 @@ def receive(
     chat: str = "",
     payload: dict | None = None,
     receiver: str = "",
+    handled: bool = False,
     now: datetime,
 ) -> bool:
-    """Store the update; False when an update with this key was received before."""
+    """Store the update (as handled already with `handled`); False when an update with this
+    key was received before."""
     row = {
         "platform": platform,
         "key": key,
@@ -38,6 +40,7 @@ def receive(
         "receiver": receiver,
         "payload": payload,
         "received_at": now,
+        "handled_at": now if handled else None,
     }
     written = session.execute(
         insert_new(session, _TABLE, ["platform", "key"], _TABLE.c.id).values(row)
