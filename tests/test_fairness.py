@@ -15,7 +15,9 @@ import pytest
 from sqlalchemy import Engine
 
 from bot.app import App
+from tests.fakes.discord_server import MEMBER_ID, OWNER_ID, running_fake_discord
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits
+from tests.test_discord import FAST, start_adapter
 from tests.test_telegram import GROUP, MEMBER, WAIT, start_bot
 
 FLOOD = 300
@@ -81,3 +83,25 @@ async def test_a_group_flooding_300_commands_delays_other_chats_by_two_seconds_a
     print(f"{mode}: other chats answered after {', '.join(f'{d:.2f}' for d in delays)} s")
     assert max(delays) <= 2.0
     assert len(tg.sent(GROUP)) < FLOOD  # the group's backlog was still waiting its turn
+
+
+async def test_a_servers_flood_of_300_interactions_delays_another_chat_by_two_seconds_at_most(
+    make_app: Callable[..., App], sqlite_engine: Engine
+) -> None:
+    """Tried: 300 /help in a server's channel at once, then /help in a direct message."""
+    async with running_fake_discord(rate_limits=FAST) as fake:
+        adapter, _ = await start_adapter(make_app, fake, sqlite_engine)
+        try:
+            flood = [fake.slash_command("help", user_id=MEMBER_ID) for _ in range(FLOOD)]
+            for payload in flood:
+                await fake.dispatch("INTERACTION_CREATE", payload)
+            asked = time.monotonic()
+            other = fake.slash_command("help", user_id=OWNER_ID, dm=True)
+            await fake.dispatch("INTERACTION_CREATE", other)
+            await fake.wait_for_response(other["id"], "callback", timeout=WAIT)
+            delay = time.monotonic() - asked
+            await fake.wait_for_response(flood[-1]["id"], "callback", timeout=6 * WAIT)
+        finally:
+            await asyncio.wait_for(adapter.stop(), WAIT)
+    print(f"discord: another chat answered after {delay:.2f} s")
+    assert delay <= 2.0

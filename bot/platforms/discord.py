@@ -36,6 +36,7 @@ from discord import app_commands
 
 from bot.platforms.base import draw_chart
 from bot.platforms.discord_render import render_alert, render_digest, render_reply
+from bot.platforms.turns import ChatTurns
 from bot.settings import Settings, SettingsError
 from digests.chat.commands import COMMANDS, Argument, Caller, Command, Reply
 from digests.delivery.sending import (
@@ -409,6 +410,7 @@ class DiscordAdapter:
         self.services = services
         self.reply_budget = reply_budget
         self.ready_timeout = ready_timeout
+        self.turns = ChatTurns()  # a channel's flood holds one worker thread at most
         self._client_options = {
             "guild_ready_timeout": guild_ready_timeout,
             "dev_guild": settings.discord_dev_guild,
@@ -537,7 +539,7 @@ class DiscordAdapter:
     ) -> Reply:
         """The core's reply; the interaction is deferred when the core is slow to give it."""
         handle = self.services.commands.handle
-        work = asyncio.ensure_future(asyncio.to_thread(handle, caller, command, argument))
+        work = asyncio.ensure_future(self._in_turn(interaction, handle, caller, command, argument))
         try:
             return await asyncio.wait_for(asyncio.shield(work), self.reply_budget)
         except TimeoutError:
@@ -577,12 +579,17 @@ class DiscordAdapter:
             text = "Discord did not take the digest yet; I will keep trying."
         await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
+    async def _in_turn(self, interaction: discord.Interaction, work: Callable, *args, **kwargs):
+        """`work(*args)` in a worker thread, in the turn of the interaction's channel."""
+        async with self.turns.turn(interaction.channel_id):
+            return await asyncio.to_thread(work, *args, **kwargs)
+
     async def first_time(self, interaction: discord.Interaction) -> bool:
         """False for an interaction received before: it was handled then."""
         first_time, key = self.services.inbox.first_time, f"interaction:{interaction.id}"
         try:
-            return await asyncio.to_thread(
-                first_time, "discord", key, chat=str(interaction.channel_id or "")
+            return await self._in_turn(
+                interaction, first_time, "discord", key, chat=str(interaction.channel_id or "")
             )
         except Exception:  # the store is failing: handle it anyway, unguarded
             log.warning("could not store interaction %s", interaction.id, exc_info=True)
@@ -591,7 +598,7 @@ class DiscordAdapter:
     async def vote(self, interaction: discord.Interaction, data: str) -> None:
         """A 👍/👎 pressed: the core counts it; the toast is for the voter alone."""
         voter = Voter("discord", str(interaction.channel_id), str(interaction.user.id))
-        answer = await asyncio.to_thread(self.services.vote, voter, data)
+        answer = await self._in_turn(interaction, self.services.vote, voter, data)
         await answer_privately(interaction, answer.text)
 
     async def suggestions(

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter
 from collections.abc import Awaitable
 from typing import Any
 
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
 
+from bot.platforms.turns import ChatTurns
 from digests.chat.updates import UpdateInbox
 
 log = logging.getLogger("bot.platforms.telegram")
@@ -57,8 +57,7 @@ class PerChatUpdates(BaseUpdateProcessor):
         super().__init__(_UNBOUNDED)
         self.inbox = inbox
         self._slots = asyncio.Semaphore(running)
-        self._turns: dict[object, asyncio.Lock] = {}
-        self._waiting: Counter[object] = Counter()
+        self._turns = ChatTurns()
         self._received: set[str] = set()  # in the inbox already: from the webhook, or waiting
         self.closing = False
         self.left = 0  # updates not handled because the bot stops; the inbox keeps them
@@ -85,24 +84,18 @@ class PerChatUpdates(BaseUpdateProcessor):
         return found
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        key, chat = update_key(update), chat_of(update)
-        self._waiting[chat] += 1
-        try:
-            # The chat's turn first, before any await: a chat's updates keep their order.
-            async with self._turns.setdefault(chat, asyncio.Lock()):
-                if not await self._first_time(update, key):
-                    coroutine.close()  # type: ignore[attr-defined]
-                elif self.closing:  # left in the inbox for the next start
-                    coroutine.close()  # type: ignore[attr-defined]
-                    self.left += 1
-                else:
-                    async with self._slots:
-                        await coroutine
-                    await self._handled(key)
-        finally:
-            self._waiting[chat] -= 1
-            if not self._waiting[chat]:
-                del self._waiting[chat], self._turns[chat]
+        key = update_key(update)
+        # The chat's turn first, before any await: a chat's updates keep their order.
+        async with self._turns.turn(chat_of(update)):
+            if not await self._first_time(update, key):
+                coroutine.close()  # type: ignore[attr-defined]
+            elif self.closing:  # left in the inbox for the next start
+                coroutine.close()  # type: ignore[attr-defined]
+                self.left += 1
+            else:
+                async with self._slots:
+                    await coroutine
+                await self._handled(key)
 
     async def _first_time(self, update: object, key: str | None) -> bool:
         if key is None or self.inbox is None or key in self._received:
