@@ -13,8 +13,10 @@ import asyncio
 import hashlib
 import re
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from importlib import resources
 from typing import Protocol
 
@@ -41,6 +43,11 @@ ERROR_CACHE = "public, max-age=60"
 STATIC_FILES = {"site.css": "text/css", "icon.svg": "image/svg+xml"}
 SORTS = ("", "trending")
 MAX_PAGE_DIGITS = 6
+# The pages read the store in threads of their own, so a burst of readers never takes the
+# threads chat commands are answered in; beyond PAGE_BACKLOG pages in hand, 503.
+PAGE_THREADS = 4
+PAGE_BACKLOG = 64
+BUSY_RETRY_SECONDS = 5
 # A Host header the feed may name itself by: a host name or a bracketed IPv6, and a port.
 _HOST = re.compile(r"((?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}|\[[0-9A-Fa-f:.]+\])(:[0-9]+)?")
 
@@ -75,11 +82,41 @@ class Site:
         return links
 
 
+class _Busy(Exception):
+    """More pages in hand than PAGE_BACKLOG."""
+
+
+class PageReaders:
+    """The pages' own bounded thread pool, and how many pages it has in hand."""
+
+    def __init__(self, threads: int = PAGE_THREADS, backlog: int = PAGE_BACKLOG) -> None:
+        self.backlog, self.in_hand = backlog, 0
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="pages")
+
+    async def read(self, work: Callable, *args, **kwargs):
+        if self.in_hand >= self.backlog:
+            raise _Busy
+        self.in_hand += 1
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self.pool, partial(work, *args, **kwargs))
+        finally:
+            self.in_hand -= 1
+
+    async def close(self, app: web.Application) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
 def web_app(
-    pages: TopicPages, *, clock: Callable[[], datetime], site: Site | None = None
+    pages: TopicPages,
+    *,
+    clock: Callable[[], datetime],
+    site: Site | None = None,
+    readers: PageReaders | None = None,
 ) -> web.Application:
     """The pages as an aiohttp application (HEALTH_PORT's routes may be added to it)."""
     site = site or Site()
+    readers = readers or PageReaders()
     templates = Environment(
         loader=PackageLoader("bot", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
@@ -104,7 +141,7 @@ def web_app(
         if sort not in SORTS:
             message = "Topics can be sorted by momentum: ?sort=trending."
             return refused(400, "Unknown order", message)
-        topics = await asyncio.to_thread(pages.index, now=clock(), trending=sort == "trending")
+        topics = await readers.read(pages.index, now=clock(), trending=sort == "trending")
         return html("index.html", topics=topics, trending=sort == "trending")
 
     async def topic(request: web.Request) -> web.Response:
@@ -119,7 +156,7 @@ def web_app(
             return refused(400, "No such page", "The page number must be a whole number from 1.")
         try:
             period = parse_period(request.query.get("from"), request.query.get("to"))
-            page = await asyncio.to_thread(read, slug, page=number, now=clock(), period=period)
+            page = await readers.read(read, slug, page=number, now=clock(), period=period)
         except PeriodError as error:
             return refused(400, "No such period", str(error))
         except (UnknownTopic, UnknownFollow) as error:
@@ -140,7 +177,7 @@ def web_app(
     async def feed(request: web.Request, read: PageReader) -> web.Response:
         slug = request.match_info["slug"]
         try:
-            page = await asyncio.to_thread(read, slug, page=1, now=clock())
+            page = await readers.read(read, slug, page=1, now=clock())
         except (UnknownTopic, UnknownFollow) as error:
             return not_found(error)
         if page.topic.slug != slug:
@@ -179,6 +216,11 @@ def web_app(
             response = await handler(request)
         except web.HTTPNotFound:
             response = refused(404, "Not found", "There is no page at this address.")
+        except _Busy:
+            message = "Many readers at once: this page will be back in a few seconds."
+            response = refused(503, "Busy", message)
+            response.headers["Retry-After"] = str(BUSY_RETRY_SECONDS)
+            response.headers["Cache-Control"] = "no-store"
         except web.HTTPMethodNotAllowed as error:
             response = refused(405, "Not allowed", "These pages can only be read.")
             response.headers["Allow"] = ", ".join(sorted(error.allowed_methods))
@@ -186,6 +228,7 @@ def web_app(
         return _conditional(request, response)
 
     app = web.Application(middlewares=[manners])
+    app.on_cleanup.append(readers.close)
     app.router.add_get("/", index)
     app.router.add_get("/topics/{slug}.atom", topic_atom)
     app.router.add_get("/topics/{slug}", topic)

@@ -41,6 +41,7 @@ from digests.feedback.export import gold_lines
 from digests.feedback.votes import VoteAnswer, Voter
 from digests.follows.filters import FollowFilter
 from digests.follows.service import store_filter
+from digests.health import HealthFacts
 from digests.messages.alert import SpikeAlert
 from digests.messages.digest import Digest
 from digests.messages.layout import period_text
@@ -127,8 +128,9 @@ class UseCases:
         self.per_topic_cap = per_topic_cap
         self.grace = grace
         self.spike_settings = spike_settings or SpikeSettings()
+        self.health = HealthFacts()
         self.commands = CommandService(
-            session_factory, catalog, clock=clock, per_topic_cap=per_topic_cap
+            session_factory, catalog, clock=clock, per_topic_cap=per_topic_cap, health=self.health
         )
         self.platforms: dict[str, Platform] = {}
         self.inbox = UpdateInbox(session_factory, clock=clock, receiver=self.dispatcher.worker)

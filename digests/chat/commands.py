@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from sqlalchemy.exc import InternalError, OperationalError
 from sqlmodel import Session
 
 from digests.chat.links import parse_start_payload
@@ -36,6 +37,7 @@ from digests.follows.filters import (
     parse_filter,
 )
 from digests.follows.service import at_limit, store_filter, too_many
+from digests.health import STORE_TROUBLE, HealthFacts, first_line
 from digests.messages.digest import Digest
 from digests.messages.reports import build_digest, topic_momenta
 from digests.store import channels, follow_filters, repo
@@ -168,7 +170,9 @@ class CommandService:
         clock: Callable[[], datetime],
         per_topic_cap: int = 5,
         cooldowns: dict[str, timedelta] = COOLDOWNS,
+        health: HealthFacts | None = None,
     ) -> None:
+        self.health = health if health is not None else HealthFacts()
         self.session_factory = session_factory
         self.catalog = catalog
         self.clock = clock
@@ -198,9 +202,14 @@ class CommandService:
         chat = (caller.platform, caller.chat_id, caller.thread_id)
         if refused := self.cooldowns.refusal(chat, command, self.clock()):
             return refused
-        with unit_of_work(self.session_factory) as session:
-            notes = self._touch_channel(session, caller)
-            reply = spec.handler(self, session, caller, argument)
+        try:
+            with unit_of_work(self.session_factory) as session:
+                notes = self._touch_channel(session, caller)
+                reply = spec.handler(self, session, caller, argument)
+        except (OperationalError, InternalError) as error:  # a full disk, a read-only store
+            self.health.store_failed(first_line(error))
+            return Reply(f"Sorry: {STORE_TROUBLE}.", ok=False, private=True)
+        self.health.store_written()
         reply.notes[:0] = notes
         return reply
 
