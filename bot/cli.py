@@ -541,7 +541,7 @@ def cmd_spikes(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
-    status = build_app(settings, create=False).usecases.status()
+    status = build_app(settings, create=False).usecases.status(try_writing=True)
     if args.json:
         print(json.dumps(status.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Protocol
 
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, InternalError, OperationalError
 from sqlmodel import Session
 
 from digests.chat.commands import Caller, CommandService, Reply
@@ -41,7 +41,7 @@ from digests.feedback.export import gold_lines
 from digests.feedback.votes import VoteAnswer, Voter
 from digests.follows.filters import FollowFilter
 from digests.follows.service import store_filter
-from digests.health import HealthFacts
+from digests.health import HealthFacts, first_line
 from digests.messages.alert import SpikeAlert
 from digests.messages.digest import Digest
 from digests.messages.layout import period_text
@@ -445,10 +445,18 @@ class UseCases:
             leases.release(session, lease, me, now=self.clock())
         return "synced"
 
-    def status(self, *, upcoming: int = 5) -> Status:
-        """Last ingest, papers, delivery queue and failures, paused channels, next digests."""
+    def status(self, *, upcoming: int = 5, try_writing: bool = False) -> Status:
+        """Last ingest, papers, delivery queue and failures, paused channels, next digests;
+        with `try_writing`, whether a write is taken (one small row, `status:probe`)."""
         with self.session_factory() as session:
-            return read_status(session, now=self.clock(), upcoming=upcoming)
+            found = read_status(session, now=self.clock(), upcoming=upcoming)
+        if try_writing:
+            try:
+                with unit_of_work(self.session_factory) as session:
+                    repo.save_state(session, "status:probe", {}, now=self.clock())
+            except (OperationalError, InternalError) as error:
+                found.store_problem = first_line(error)
+        return found
 
     def digest(
         self, followed: Sequence[TopicDef | FollowFilter], *, since: date, until: date

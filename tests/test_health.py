@@ -145,3 +145,13 @@ async def test_a_burst_of_page_requests_gets_503_and_health_still_answers_at_onc
     assert refused == (503, "5")
     assert answered == [(200, None), (200, None)]
     assert status == 200 and health_took < 1.0
+
+
+def test_status_says_when_the_store_cannot_be_written(engine, make_app):
+    app = make_app(engine, clock=lambda: NOW)
+    with read_only(app.engine):
+        refused = app.usecases.status(try_writing=True)
+    written = app.usecases.status(try_writing=True)
+    assert refused.lines()[0].startswith("store: cannot be written: ")
+    assert refused.to_json()["store_problem"] and written.store_problem is None
+    assert not written.lines()[0].startswith("store:")
