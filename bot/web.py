@@ -128,7 +128,12 @@ def web_app(
     }
 
     def html(name: str, status: int = 200, cache: str = PAGE_CACHE, **context) -> web.Response:
-        body = templates.get_template(name).render(site=site, **context)
+        return response(render(name, **context), status, cache)
+
+    def render(name: str, **context) -> str:
+        return templates.get_template(name).render(site=site, **context)
+
+    def response(body: str, status: int = 200, cache: str = PAGE_CACHE) -> web.Response:
         return web.Response(
             text=body, status=status, content_type="text/html", headers={"Cache-Control": cache}
         )
@@ -141,8 +146,13 @@ def web_app(
         if sort not in SORTS:
             message = "Topics can be sorted by momentum: ?sort=trending."
             return refused(400, "Unknown order", message)
-        topics = await readers.read(pages.index, now=clock(), trending=sort == "trending")
-        return html("index.html", topics=topics, trending=sort == "trending")
+        trending = sort == "trending"
+
+        def index_page() -> str:  # read and rendered in the pages' threads, not the loop
+            topics = pages.index(now=clock(), trending=trending)
+            return render("index.html", topics=topics, trending=trending)
+
+        return response(await readers.read(index_page))
 
     async def topic(request: web.Request) -> web.Response:
         return await topic_or_follow(request, pages.topic)
@@ -154,19 +164,26 @@ def web_app(
         slug, number = request.match_info["slug"], _page_number(request)
         if number is None:
             return refused(400, "No such page", "The page number must be a whole number from 1.")
+
+        def shown(period: Period | None) -> tuple[TopicPage, str]:
+            page = read(slug, page=number, now=clock(), period=period)
+            if page.topic.slug != slug:
+                return page, ""  # moved: answered with its new address
+            return page, render("topic.html", page=page, follow=site.follow_links(page))
+
         try:
             period = parse_period(request.query.get("from"), request.query.get("to"))
-            page = await readers.read(read, slug, page=number, now=clock(), period=period)
+            page, body = await readers.read(shown, period)
         except PeriodError as error:
             return refused(400, "No such period", str(error))
         except (UnknownTopic, UnknownFollow) as error:
             return not_found(error)
         except PageOutOfRange as error:
             return refused(404, "No such page", f"These papers end on page {error.last:,}.")
-        if page.topic.slug != slug:
+        if not body:
             again = page.period or page.page > 1
             return _moved(page.topic.path + (page.page_query(page.page) if again else ""))
-        return html("topic.html", page=page, follow=site.follow_links(page))
+        return response(body)
 
     async def topic_atom(request: web.Request) -> web.Response:
         return await feed(request, pages.topic)
@@ -175,19 +192,26 @@ def web_app(
         return await feed(request, pages.follow)
 
     async def feed(request: web.Request, read: PageReader) -> web.Response:
-        slug = request.match_info["slug"]
+        slug, base = request.match_info["slug"], site.public_url or _origin(request)
+
+        def feed_of() -> tuple[TopicPage, bytes]:
+            page = read(slug, page=1, now=clock())
+            if page.topic.slug != slug or base is None:
+                return page, b""
+            page_url = base.rstrip("/") + page.topic.path
+            return page, topic_feed(
+                page, page_url=page_url, feed_url=f"{page_url}.atom", now=clock()
+            )
+
         try:
-            page = await readers.read(read, slug, page=1, now=clock())
+            page, body = await readers.read(feed_of)
         except (UnknownTopic, UnknownFollow) as error:
             return not_found(error)
         if page.topic.slug != slug:
             return _moved(f"{page.topic.path}.atom")
-        base = site.public_url or _origin(request)
         if base is None:
             message = "The feed's links need this site's address, and the request's Host has none."
             return refused(400, "No address", message)
-        page_url = base.rstrip("/") + page.topic.path
-        body = topic_feed(page, page_url=page_url, feed_url=f"{page_url}.atom", now=clock())
         headers = {"Cache-Control": PAGE_CACHE}
         if not site.public_url:
             headers["Vary"] = "Host"  # the feed's ids follow the Host header
