@@ -240,9 +240,8 @@ def web_app(
             response = await handler(request)
         except web.HTTPNotFound:
             response = refused(404, "Not found", "There is no page at this address.")
-        except _Busy:
-            message = "Many readers at once: this page will be back in a few seconds."
-            response = refused(503, "Busy", message)
+        except _Busy:  # rendered once: a burst costs the event loop as little as can be
+            response = web.Response(body=busy, status=503, content_type="text/html")
             response.headers["Retry-After"] = str(BUSY_RETRY_SECONDS)
             response.headers["Cache-Control"] = "no-store"
         except web.HTTPMethodNotAllowed as error:
@@ -251,6 +250,8 @@ def web_app(
         secure(response)
         return _conditional(request, response)
 
+    message = "Many readers at once: this page will be back in a few seconds."
+    busy = render("error.html", title="Busy", message=message).encode()
     app = web.Application(middlewares=[manners])
     app.on_cleanup.append(readers.close)
     app.router.add_get("/", index)

@@ -1,67 +1,23 @@
-"""Text hygiene in one place: a NUL, a control character or a direction override that a user
-types is refused with a clear reply, and paper text carrying them is shown without them, on the
-pages and in the feeds, on both backends."""
+"""Text hygiene in one place: paper text carrying a control character or a direction override
+is shown without it, on the pages and in the feeds, on both backends (what users type is
+refused with a clear reply: `tests/test_commands.py`)."""
 
 from __future__ import annotations
 
-import itertools
 from datetime import timedelta
 
 import aiohttp
-import pytest
 from lxml import etree, html
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from bot.web import Site
-from digests.chat.commands import Caller, CommandService
 from digests.papers.ingest import ingest_records, sync_catalog
-from digests.store.models import Channel
 from digests.topics.tagger import Tagger
 from tests.papers import paper_record
 from tests.web_site import NOW, serving
 
-PRIVATE = Caller(platform="telegram", chat_id="42", chat_kind="private")
 UNSAFE = "\x00\x07\x1b\x7f\x85\x9b\u202e\u2066\x0b"
 ATOM = "{http://www.w3.org/2005/Atom}"
-
-
-@pytest.fixture
-def service(engine, catalog) -> CommandService:
-    ticks = itertools.count()
-    return CommandService(
-        lambda: Session(engine, expire_on_commit=False),
-        catalog,
-        clock=lambda: NOW + timedelta(seconds=next(ticks)),
-    )
-
-
-@pytest.mark.parametrize(
-    ("typed", "named"),
-    [
-        ("query: agent\x00model", "a NUL character (U+0000)"),
-        ("query: agent\x07model", "a control character (U+0007)"),
-        ("author: \u202eenivel", "a text-direction control (U+202E)"),
-        ("RL for LLM\x9b Agents", "a control character (U+009B)"),
-    ],
-)
-def test_a_follow_holding_a_control_character_is_refused_and_nothing_is_stored(
-    service, typed, named
-):
-    reply = service.handle(PRIVATE, "follow", typed)
-    assert not reply.ok
-    assert reply.text.startswith(f"That message holds {named}, which I cannot store")
-    assert "nothing was changed" in reply.text
-    assert "no topics yet" in service.handle(PRIVATE, "following").text
-
-
-def test_a_chat_title_with_controls_is_stored_without_them(service, engine):
-    group = Caller(
-        platform="telegram", chat_id="-7", chat_kind="group", chat_title="Lab\u202e\x07 chat"
-    )
-    service.handle(group, "following")
-    with Session(engine) as session:
-        titles = [channel.title for channel in session.exec(select(Channel))]
-    assert titles == ["Lab chat"]
 
 
 def seed_unsafe_paper(engine, catalog) -> None:

@@ -586,10 +586,11 @@ class DiscordAdapter:
 
     async def first_time(self, interaction: discord.Interaction) -> bool:
         """False for an interaction received before: it was handled then."""
-        first_time, key = self.services.inbox.first_time, f"interaction:{interaction.id}"
+        receive, key = self.services.inbox.receive, f"interaction:{interaction.id}"
+        chat = str(interaction.channel_id or "")
         try:
             return await self._in_turn(
-                interaction, first_time, "discord", key, chat=str(interaction.channel_id or "")
+                interaction, receive, "discord", key, chat=chat, handled=True
             )
         except Exception:  # the store is failing: handle it anyway, unguarded
             log.warning("could not store interaction %s", interaction.id, exc_info=True)

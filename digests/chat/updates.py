@@ -34,9 +34,16 @@ class UpdateInbox:
         self.session_factory, self.clock, self.receiver = session_factory, clock, receiver
 
     def receive(
-        self, platform: str, key: str, *, chat: str = "", payload: dict | None = None
+        self,
+        platform: str,
+        key: str,
+        *,
+        chat: str = "",
+        payload: dict | None = None,
+        handled: bool = False,
     ) -> bool:
-        """Keep the update; False when it was received before (it is not to be handled)."""
+        """Keep the update; False when it was received before (it is not to be handled).
+        An update handled at once (`handled`) is only remembered, not kept for a restart."""
         with unit_of_work(self.session_factory) as session:
             return inbox.receive(
                 session,
@@ -45,20 +52,7 @@ class UpdateInbox:
                 chat=chat,
                 payload=payload,
                 receiver=self.receiver,
-                now=self.clock(),
-            )
-
-    def first_time(self, platform: str, key: str, *, chat: str = "") -> bool:
-        """Whether an update handled at once (it needs no keeping) is new; False when it was
-        received before and is not to be handled again."""
-        with unit_of_work(self.session_factory) as session:
-            return inbox.receive(
-                session,
-                platform,
-                key,
-                chat=chat,
-                receiver=self.receiver,
-                handled=True,
+                handled=handled,
                 now=self.clock(),
             )
 
