@@ -20,6 +20,7 @@ import itertools
 import logging
 import signal
 import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -116,13 +117,18 @@ class Runtime:
     async def lead(self) -> None:
         """Renew the scheduler lease; the holder plans the due digests. Quick, never sends.
         Every replica also renews its presence as a sender here, so a long broadcast never
-        lets it lapse. Failures are counted for /healthz, then left to the scheduler's log."""
+        lets it lapse."""
+        await self._counted("lead", self._lead)
+
+    async def _counted(self, job: str, run: Callable[[], Awaitable[None]]) -> None:
+        """Run a scheduled job; failures are counted for /healthz, then left to the
+        scheduler's log."""
         try:
-            await self._lead()
+            await run()
         except Exception as exc:
-            self.usecases.health.job_failed("lead", first_line(exc))
+            self.usecases.health.job_failed(job, first_line(exc))
             raise
-        self.usecases.health.job_done("lead")
+        self.usecases.health.job_done(job)
 
     async def _lead(self) -> None:
         async with self._tick_lock:
@@ -158,6 +164,9 @@ class Runtime:
         return stored
 
     async def drain(self) -> None:
+        await self._counted("drain", self._drain)
+
+    async def _drain(self) -> None:
         report = await self.dispatcher.drain()
         self.metrics.parts_sent += report.parts_sent
         for outcome in OUTCOMES:

@@ -41,7 +41,7 @@ from digests.feedback.export import gold_lines
 from digests.feedback.votes import VoteAnswer, Voter
 from digests.follows.filters import FollowFilter
 from digests.follows.service import store_filter
-from digests.health import HealthFacts, first_line
+from digests.health import STORE_TROUBLE, HealthFacts, first_line
 from digests.messages.alert import SpikeAlert
 from digests.messages.digest import Digest
 from digests.messages.layout import period_text
@@ -365,6 +365,9 @@ class UseCases:
                 return feedback.cast_vote(session, voter, data, now=self.clock())
         except IntegrityError:  # the same person pressing twice at once, on two replicas
             return VoteAnswer("Your vote crossed another one; press again.", ok=False)
+        except (OperationalError, InternalError) as error:  # a full disk, a read-only store
+            self.health.store_failed(first_line(error))
+            return VoteAnswer(f"Sorry: {STORE_TROUBLE}.", ok=False)
 
     def export_votes(self, slug: str) -> list[dict]:
         """The topic's voted papers as gold-set lines (`digests.feedback.export`)."""

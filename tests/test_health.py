@@ -6,6 +6,7 @@ pages' threads are all busy."""
 from __future__ import annotations
 
 import asyncio
+import io
 import threading
 import time
 from collections.abc import Iterator
@@ -13,11 +14,15 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import aiohttp
+import pytest
 from sqlalchemy import Engine, event
+from sqlalchemy.exc import InternalError, OperationalError
 
 from bot.health import health_app
 from bot.http_server import start_web_server
 from bot.metrics import Metrics
+from bot.platforms.terminal import TerminalAdapter
+from bot.runner import Runtime
 from bot.web import PageReaders, web_app
 from digests.chat.commands import Caller
 from digests.health import STORE_TROUBLE, HealthFacts, problems
@@ -155,3 +160,19 @@ def test_status_says_when_the_store_cannot_be_written(engine, make_app):
     assert refused.lines()[0].startswith("store: cannot be written: ")
     assert refused.to_json()["store_problem"] and written.store_problem is None
     assert not written.lines()[0].startswith("store:")
+
+
+async def test_the_lead_job_failing_three_times_on_a_read_only_store_degrades_health(
+    engine, make_app
+):
+    app = make_app(engine, clock=lambda: NOW)
+    runtime = Runtime(app, adapters=[TerminalAdapter(io.StringIO())])
+    with read_only(app.engine):
+        for _ in range(3):
+            with pytest.raises((OperationalError, InternalError)):
+                await runtime.lead()
+    (problem,) = problems(app.usecases.health, now=NOW)
+    assert problem.startswith("the lead job failed 3 times in a row: ")
+    await runtime.lead()  # the store is back: the next tick mends it
+    assert problems(app.usecases.health, now=NOW) == []
+
