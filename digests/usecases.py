@@ -41,7 +41,7 @@ from digests.feedback.export import gold_lines
 from digests.feedback.votes import VoteAnswer, Voter
 from digests.follows.filters import FollowFilter
 from digests.follows.service import store_filter
-from digests.health import STORE_TROUBLE, HealthFacts, first_line
+from digests.health import STORE_TROUBLE, first_line
 from digests.messages.alert import SpikeAlert
 from digests.messages.digest import Digest
 from digests.messages.layout import period_text
@@ -128,7 +128,7 @@ class UseCases:
         self.per_topic_cap = per_topic_cap
         self.grace = grace
         self.spike_settings = spike_settings or SpikeSettings()
-        self.health = HealthFacts()
+        self.health = self.dispatcher.health  # sends' outcomes tell whether a platform is up
         self.commands = CommandService(
             session_factory, catalog, clock=clock, per_topic_cap=per_topic_cap, health=self.health
         )
