@@ -1,6 +1,7 @@
 """Nothing acknowledged is lost: an update the webhook answered 200 and the bot had not handled
 when it stopped is handled after the restart, in its chat's order; the stop is bounded and says
-so in one line. On both backends, the real python-telegram-bot against the fake Bot API."""
+so in one line; an update the store cannot keep is not acknowledged. On both backends, the real
+python-telegram-bot against the fake Bot API."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import logging
 import socket
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
 import aiohttp
 import pytest
@@ -17,9 +19,20 @@ from sqlmodel import Session
 
 from bot.app import App
 from bot.platforms.telegram import telegram_rate_limiter
+from digests.chat.updates import UpdateInbox
 from digests.store import channels
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits
-from tests.test_telegram import ADMIN, GROUP, MEMBER, WAIT, start_bot, visible
+from tests.test_health import read_only
+from tests.test_telegram import (
+    ADMIN,
+    GROUP,
+    MEMBER,
+    PRIVATE,
+    WAIT,
+    start_bot,
+    visible,
+    webhook_bot,
+)
 from tests.waiting import wait_until
 
 HOOK_URL = "https://bot.example.org/telegram/hook"
@@ -50,14 +63,18 @@ async def test_updates_acknowledged_before_a_stop_are_handled_after_the_restart(
     local = f"http://127.0.0.1:{port}/telegram/hook"
     caplog.set_level(logging.INFO, logger="bot.platforms.telegram")
 
-    async def started():
+    async def started(tg: FakeTelegram):
         return await start_bot(
             make_app, tg, engine, settings=settings, rate_limiter=telegram_rate_limiter(SPEED)
         )
 
-    async with FakeTelegram(flood=FloodLimits().scaled(SPEED)) as tg:
+    def telegram() -> FakeTelegram:
+        tg = FakeTelegram(flood=FloodLimits().scaled(SPEED))
         tg.add_chat(GROUP, "supergroup", "A busy group", admins={ADMIN: "administrator"})
-        adapter, _ = await started()
+        return tg
+
+    async with telegram() as tg:
+        adapter, _ = await started(tg)
         secret = {"X-Telegram-Bot-Api-Secret-Token": adapter.webhook_secret()}
         async with aiohttp.ClientSession(headers=secret) as http:
             updates = [tg.inject_message(GROUP, MEMBER, "/help") for _ in range(BACKLOG)]
@@ -69,18 +86,51 @@ async def test_updates_acknowledged_before_a_stop_are_handled_after_the_restart(
         await asyncio.wait_for(adapter.stop(), 3 * WAIT)
         stopped_in = time.monotonic() - stopping
         answered_before = len(tg.sent(GROUP, "sendMessage"))
-        assert followed(engine) == []  # the /follow was still waiting its turn
+    assert followed(engine) == []  # the /follow was still waiting its turn
+    left = BACKLOG + 1 - answered_before
 
-        adapter, _ = await started()
+    # Started again later: the group's flood limit has refilled meanwhile.
+    async with telegram() as tg:
+        adapter, _ = await started(tg)
         try:
-            assert await wait_until(lambda: "Following" in answers(tg), 6 * WAIT)
+            assert await wait_until(lambda: len(answers(tg)) == left, 6 * WAIT), answers(tg)
         finally:
             await asyncio.wait_for(adapter.stop(), 3 * WAIT)
     assert followed(engine) == ["rl-for-llm-agents"]
-    assert answers(tg).count("Following") == 1
-    assert len(answers(tg)) <= BACKLOG + 1  # none answered twice across the restart
+    assert answers(tg)[-1] == "Following"  # in the group's order, after its /help
     kept = [r.getMessage() for r in caplog.records if "kept for the next start" in r.getMessage()]
-    left = BACKLOG + 1 - answered_before
     assert kept == [f"telegram: stopped; {left} received updates are kept for the next start"]
     assert not [r for r in caplog.records if "did not finish cleanly" in r.getMessage()]
     assert stopped_in < 5.0
+
+
+async def test_an_update_the_store_cannot_keep_is_refused_503_and_handled_when_sent_again(
+    make_app: Callable[..., App], engine: Engine
+) -> None:
+    """Tried: the store refusing writes while Telegram pushes a /follow; Telegram sends it
+    again (as it does after an error) once the store is back."""
+    async with webhook_bot(make_app, engine) as (tg, adapter, local):
+        secret = {"X-Telegram-Bot-Api-Secret-Token": adapter.webhook_secret()}
+        update = tg.inject_message(PRIVATE, PRIVATE, "/follow rl for llm agents")
+        async with aiohttp.ClientSession(headers=secret) as http:
+            with read_only(adapter.services.session_factory().get_bind()):
+                async with http.post(local, json=update) as refused:
+                    assert refused.status == 503 and refused.headers["Retry-After"]
+            async with http.post(local, json=update) as again:
+                assert again.status == 200
+        (reply,) = await tg.wait_for_sent(PRIVATE, 1, WAIT, "sendMessage")
+    assert visible(reply).startswith("Following RL for LLM Agents.")
+
+
+def test_handled_updates_are_forgotten_after_two_days_and_waiting_ones_kept(engine):
+    day = datetime(2026, 9, 28, tzinfo=UTC)
+    clock = [day]
+    updates = UpdateInbox(lambda: Session(engine), clock=lambda: clock[0], receiver="a")
+    assert updates.receive("telegram", "update:1", chat="5", payload={"update_id": 1})
+    assert updates.receive("telegram", "update:2", chat="5", payload={"update_id": 2})
+    assert not updates.receive("telegram", "update:1")  # received before
+    updates.handled("telegram", ["update:1"])
+    clock[0] = day + timedelta(days=3)
+    assert updates.forget_handled() == 1
+    assert [w.key for w in updates.waiting("telegram")] == ["update:2"]
+    assert not updates.receive("telegram", "update:2")  # still known while it waits
