@@ -46,7 +46,7 @@ MAX_PAGE_DIGITS = 6
 # The pages read the store in threads of their own, so a burst of readers never takes the
 # threads chat commands are answered in; beyond PAGE_BACKLOG pages in hand, 503.
 PAGE_THREADS = 4
-PAGE_BACKLOG = 64
+PAGE_BACKLOG = 256
 BUSY_RETRY_SECONDS = 5
 # A Host header the feed may name itself by: a host name or a bracketed IPv6, and a port.
 _HOST = re.compile(r"((?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}|\[[0-9A-Fa-f:.]+\])(:[0-9]+)?")
