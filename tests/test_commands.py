@@ -221,3 +221,9 @@ def test_a_chat_title_with_controls_is_stored_without_them(service, engine):
     with Session(engine) as session:
         titles = [channel.title for channel in session.exec(select(Channel))]
     assert titles == ["Lab chat"]
+
+
+def test_what_is_offered_while_typing_leaves_control_characters_out(service):
+    typed = "query: agent\x00\u202e model"
+    offered = service.suggest(PRIVATE, COMMANDS["follow"].arguments[0], typed)
+    assert [choice.value for choice in offered] == ["query: agent model"]

@@ -499,7 +499,7 @@ class CommandService:
         """What to offer while `argument` is being typed; nothing for an argument without."""
         if argument.suggest is None:
             return []
-        return argument.suggest(self, caller, typed[:MAX_ARGUMENT], limit)
+        return argument.suggest(self, caller, without_controls(typed[:MAX_ARGUMENT]), limit)
 
 
 def filter_choices(spec: str, limit: int) -> list[Choice]:
