@@ -20,6 +20,7 @@ from bot.logs import Redactor
 from bot.settings import Settings, SettingsError, load_settings, unknown_env_keys
 from digests.chat import links
 from digests.follows.filters import FilterError, is_filter_spec, parse_filter
+from digests.health import first_line
 from digests.messages.chart_spec import digest_chart
 from digests.messages.plain_text import clean_text, render_momentum, render_text
 from digests.papers.feeds import FeedError, parse_document
@@ -319,7 +320,7 @@ def _run_command(args: argparse.Namespace) -> int:
         _fail(redact(str(exc)))
         return exc.code
     except OperationalError as exc:  # a full disk, a lost server: the reason, not a traceback
-        _fail(redact(f"the database failed: {str(exc.orig).strip().splitlines()[0]}"))
+        _fail(redact(f"the database failed: {first_line(exc)}"))
         return 1
     except KeyboardInterrupt:
         return 130
