@@ -77,6 +77,7 @@ def build_app(
     settings: Settings,
     *,
     migrate: bool = True,
+    create: bool = True,
     clock: Callable[[], datetime] = utc_now,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     arxiv_transport: httpx.AsyncBaseTransport | None = None,
@@ -88,7 +89,7 @@ def build_app(
     """
     catalog = Catalog.load(settings.topics_file)
     tagger = Tagger(catalog)
-    engine = open_engine(settings.database_url)
+    engine = open_engine(settings.database_url, create=create)
     if migrate:
         upgrade_schema(engine)
 

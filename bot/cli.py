@@ -316,6 +316,7 @@ _STORE_ERRORS = (
     ("digests.store.engine", "DatabaseUnavailable"),
     ("digests.store.instance", "InstanceInUse"),
 )
+_DATABASE_FAILURES = (("sqlalchemy.exc", "OperationalError"),)
 
 
 def _raised(errors: tuple[tuple[str, str], ...]) -> tuple[type[BaseException], ...]:
@@ -344,6 +345,11 @@ def _run_command(args: argparse.Namespace) -> int:
     except CommandError as exc:
         _fail(redact(str(exc)))
         return exc.code
+    except _raised(_DATABASE_FAILURES) as exc:  # a full disk, a lost server: not a traceback
+        from digests.health import first_line
+
+        _fail(redact(f"the database failed: {first_line(exc)}"))
+        return 1
     except KeyboardInterrupt:
         return 130
 
@@ -646,7 +652,7 @@ def cmd_status(settings: Settings, args: argparse.Namespace) -> int:
 
     from bot.app import build_app
 
-    status = build_app(settings).usecases.status()
+    status = build_app(settings, create=False).usecases.status(try_writing=True)
     if args.json:
         print(json.dumps(status.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry, generate_latest
@@ -11,6 +12,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from bot.metrics import OUTCOMES, Metrics
+from digests.health import first_line
 from digests.status import Status
 
 
@@ -71,31 +73,71 @@ def prometheus_text(metrics: Metrics, status: Status, *, leader: bool) -> bytes:
     return generate_latest(registry)
 
 
+STATUS_REFRESH = 5.0  # seconds between two reads of the status behind /healthz
+
+
+class HealthSnapshot:
+    """The status read in a worker thread every `refresh` seconds, so /healthz answers from
+    memory, in the event loop, however busy the database or the worker threads are."""
+
+    def __init__(self, status: Callable[..., Status], refresh: float = STATUS_REFRESH) -> None:
+        self.status, self.refresh = status, refresh
+        self.facts: dict = {}
+        self.error: str | None = "the status has not been read yet"
+
+    async def read(self) -> None:
+        try:
+            self.facts = (await asyncio.to_thread(self.status, upcoming=1)).to_json()
+            self.error = None
+        except Exception as exc:  # the probe reports any failure instead of crashing
+            self.error = f"the database cannot be read: {first_line(exc)}"
+
+    async def keep_reading(self, app: web.Application) -> AsyncIterator[None]:
+        """An aiohttp cleanup context: the first read before the server answers."""
+        await self.read()
+
+        async def loop() -> None:
+            while True:
+                await asyncio.sleep(self.refresh)
+                await self.read()
+
+        task = asyncio.create_task(loop())
+        yield
+        task.cancel()
+
+
 def health_app(
     metrics: Metrics,
     status: Callable[..., Status],
     leader: Callable[[], bool],
     app: web.Application | None = None,
+    *,
+    problems: Callable[[], list[str]] = list,
+    refresh: float = STATUS_REFRESH,
 ) -> web.Application:
-    """`status` is the status use case (`UseCases.status`); the routes are added to `app` (the
+    """`status` is the status use case (`UseCases.status`), `problems` what degrades the bot
+    (`digests.health.problems` of the runtime's facts); the routes are added to `app` (the
     topic pages, when they share the port) or to an application of their own."""
+    snapshot = HealthSnapshot(status, refresh)
 
     async def healthz(request: web.Request) -> web.Response:
-        try:
-            found = status(upcoming=1).to_json()
-        except Exception as exc:  # the probe reports any failure instead of crashing
-            body = {"status": "error", "error": str(exc).splitlines()[0][:200]}
-            return web.json_response(body, status=503)
+        found = problems() + ([snapshot.error] if snapshot.error else [])
+        body = {"status": "degraded" if found else "ok", "leader": leader(), **snapshot.facts}
+        if found:
+            body["problems"] = found
         return web.Response(
-            text=json.dumps({"status": "ok", "leader": leader(), **found}),
+            text=json.dumps(body),
+            status=503 if found else 200,
             content_type="application/json",
         )
 
     async def metrics_page(request: web.Request) -> web.Response:
-        body = prometheus_text(metrics, status(upcoming=1), leader=leader())
+        current = await asyncio.to_thread(status, upcoming=1)
+        body = prometheus_text(metrics, current, leader=leader())
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     app = app if app is not None else web.Application()
+    app.cleanup_ctx.append(snapshot.keep_reading)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_page)
     return app

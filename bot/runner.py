@@ -20,6 +20,7 @@ import itertools
 import logging
 import signal
 import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,7 @@ from bot.platforms.terminal import CHAT_ID as TERMINAL_CHAT
 from bot.platforms.terminal import TerminalAdapter
 from bot.settings import Settings, SettingsError
 from digests.delivery.sending import Transient, send_rate_share, withdraw_sender
+from digests.health import first_line, problems
 from digests.messages.plain_text import render_text
 from digests.retry import backoff_delay
 from digests.store import lease as leases
@@ -116,6 +118,19 @@ class Runtime:
         """Renew the scheduler lease; the holder plans the due digests. Quick, never sends.
         Every replica also renews its presence as a sender here, so a long broadcast never
         lets it lapse."""
+        await self._counted("lead", self._lead)
+
+    async def _counted(self, job: str, run: Callable[[], Awaitable[None]]) -> None:
+        """Run a scheduled job; failures are counted for /healthz, then left to the
+        scheduler's log."""
+        try:
+            await run()
+        except Exception as exc:
+            self.usecases.health.job_failed(job, first_line(exc))
+            raise
+        self.usecases.health.job_done(job)
+
+    async def _lead(self) -> None:
         async with self._tick_lock:
             ttl = timedelta(seconds=self.app.settings.scheduler_lease_seconds)
             with unit_of_work(self.app.session) as session:
@@ -149,6 +164,9 @@ class Runtime:
         return stored
 
     async def drain(self) -> None:
+        await self._counted("drain", self._drain)
+
+    async def _drain(self) -> None:
         report = await self.dispatcher.drain()
         self.metrics.parts_sent += report.parts_sent
         for outcome in OUTCOMES:
@@ -175,7 +193,8 @@ class Runtime:
 
     def housekeeping(self) -> None:
         removed = self.usecases.forget_old_deliveries(days=90)
-        log.info("housekeeping: %d old deliveries removed", removed)
+        updates = self.usecases.inbox.forget_handled()
+        log.info("housekeeping: %d old deliveries, %d handled updates removed", removed, updates)
 
     def schedule(self, scheduler: AsyncIOScheduler) -> None:
         scheduler.add_job(
@@ -223,6 +242,7 @@ class Runtime:
             except Transient as exc:
                 self.dispatcher.senders.pop(adapter.platform, None)  # nothing to send with yet
                 name = adapter.platform
+                self.usecases.health.platform_down(name, str(exc), now=self.clock())
                 log.warning("%s: cannot connect (%s); retrying in the background", name, exc)
                 self._connecting.append(asyncio.create_task(self._keep_connecting(adapter)))
 
@@ -233,12 +253,14 @@ class Runtime:
             try:
                 await adapter.start()
             except Transient as exc:
+                self.usecases.health.platform_down(adapter.platform, str(exc), now=self.clock())
                 log.warning("%s: still cannot connect (%s)", adapter.platform, exc)
                 continue
             except Exception:  # e.g. a token refused meanwhile: no retry mends it
                 log.exception("%s: gave up connecting", adapter.platform)
                 return
             self.dispatcher.senders[adapter.platform] = adapter.sender
+            self.usecases.health.platform_up(adapter.platform)
             log.info("%s: connected after %d failed attempts", adapter.platform, failures)
             return
 
@@ -262,7 +284,13 @@ class Runtime:
             from bot.health import health_app
 
             shared = apps[0][0] if settings.health_port == settings.web_port else None
-            app = health_app(self.metrics, self.usecases.status, lambda: self.is_leader, shared)
+            app = health_app(
+                self.metrics,
+                self.usecases.status,
+                lambda: self.is_leader,
+                shared,
+                problems=lambda: problems(self.usecases.health, now=self.clock()),
+            )
             if shared is None:
                 apps.append((app, settings.health_host, settings.health_port))
             log.info("health endpoint on %s:%d", settings.health_host, settings.health_port)

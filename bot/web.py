@@ -13,8 +13,10 @@ import asyncio
 import hashlib
 import re
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from importlib import resources
 from typing import Protocol
 
@@ -22,6 +24,7 @@ from aiohttp import web
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from bot.app import App
+from bot.http_server import SECURITY_HEADERS, secure
 from digests.chat.links import discord_install_link, telegram_follow_link
 from digests.pages.addresses import Period, PeriodError, parse_period
 from digests.pages.atom import topic_feed
@@ -34,15 +37,17 @@ from digests.pages.topic_pages import (
 )
 from digests.topics.catalog import UnknownTopic
 
-CSP = (
-    "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
-    "form-action 'none'; frame-ancestors 'none'"
-)
+CSP = SECURITY_HEADERS["Content-Security-Policy"]
 PAGE_CACHE = "public, max-age=300"
 ERROR_CACHE = "public, max-age=60"
 STATIC_FILES = {"site.css": "text/css", "icon.svg": "image/svg+xml"}
 SORTS = ("", "trending")
 MAX_PAGE_DIGITS = 6
+# The pages read the store in threads of their own, so a burst of readers never takes the
+# threads chat commands are answered in; beyond PAGE_BACKLOG pages in hand, 503.
+PAGE_THREADS = 4
+PAGE_BACKLOG = 256
+BUSY_RETRY_SECONDS = 5
 # A Host header the feed may name itself by: a host name or a bracketed IPv6, and a port.
 _HOST = re.compile(r"((?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}|\[[0-9A-Fa-f:.]+\])(:[0-9]+)?")
 
@@ -77,11 +82,41 @@ class Site:
         return links
 
 
+class _Busy(Exception):
+    """More pages in hand than PAGE_BACKLOG."""
+
+
+class PageReaders:
+    """The pages' own bounded thread pool, and how many pages it has in hand."""
+
+    def __init__(self, threads: int = PAGE_THREADS, backlog: int = PAGE_BACKLOG) -> None:
+        self.backlog, self.in_hand = backlog, 0
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="pages")
+
+    async def read(self, work: Callable, *args, **kwargs):
+        if self.in_hand >= self.backlog:
+            raise _Busy
+        self.in_hand += 1
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self.pool, partial(work, *args, **kwargs))
+        finally:
+            self.in_hand -= 1
+
+    async def close(self, app: web.Application) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
 def web_app(
-    pages: TopicPages, *, clock: Callable[[], datetime], site: Site | None = None
+    pages: TopicPages,
+    *,
+    clock: Callable[[], datetime],
+    site: Site | None = None,
+    readers: PageReaders | None = None,
 ) -> web.Application:
     """The pages as an aiohttp application (HEALTH_PORT's routes may be added to it)."""
     site = site or Site()
+    readers = readers or PageReaders()
     templates = Environment(
         loader=PackageLoader("bot", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
@@ -93,7 +128,12 @@ def web_app(
     }
 
     def html(name: str, status: int = 200, cache: str = PAGE_CACHE, **context) -> web.Response:
-        body = templates.get_template(name).render(site=site, **context)
+        return response(render(name, **context), status, cache)
+
+    def render(name: str, **context) -> str:
+        return templates.get_template(name).render(site=site, **context)
+
+    def response(body: str, status: int = 200, cache: str = PAGE_CACHE) -> web.Response:
         return web.Response(
             text=body, status=status, content_type="text/html", headers={"Cache-Control": cache}
         )
@@ -106,8 +146,13 @@ def web_app(
         if sort not in SORTS:
             message = "Topics can be sorted by momentum: ?sort=trending."
             return refused(400, "Unknown order", message)
-        topics = await asyncio.to_thread(pages.index, now=clock(), trending=sort == "trending")
-        return html("index.html", topics=topics, trending=sort == "trending")
+        trending = sort == "trending"
+
+        def index_page() -> str:  # read and rendered in the pages' threads, not the loop
+            topics = pages.index(now=clock(), trending=trending)
+            return render("index.html", topics=topics, trending=trending)
+
+        return response(await readers.read(index_page))
 
     async def topic(request: web.Request) -> web.Response:
         return await topic_or_follow(request, pages.topic)
@@ -119,19 +164,26 @@ def web_app(
         slug, number = request.match_info["slug"], _page_number(request)
         if number is None:
             return refused(400, "No such page", "The page number must be a whole number from 1.")
+
+        def shown(period: Period | None) -> tuple[TopicPage, str]:
+            page = read(slug, page=number, now=clock(), period=period)
+            if page.topic.slug != slug:
+                return page, ""  # moved: answered with its new address
+            return page, render("topic.html", page=page, follow=site.follow_links(page))
+
         try:
             period = parse_period(request.query.get("from"), request.query.get("to"))
-            page = await asyncio.to_thread(read, slug, page=number, now=clock(), period=period)
+            page, body = await readers.read(shown, period)
         except PeriodError as error:
             return refused(400, "No such period", str(error))
         except (UnknownTopic, UnknownFollow) as error:
             return not_found(error)
         except PageOutOfRange as error:
             return refused(404, "No such page", f"These papers end on page {error.last:,}.")
-        if page.topic.slug != slug:
+        if not body:
             again = page.period or page.page > 1
             return _moved(page.topic.path + (page.page_query(page.page) if again else ""))
-        return html("topic.html", page=page, follow=site.follow_links(page))
+        return response(body)
 
     async def topic_atom(request: web.Request) -> web.Response:
         return await feed(request, pages.topic)
@@ -140,20 +192,29 @@ def web_app(
         return await feed(request, pages.follow)
 
     async def feed(request: web.Request, read: PageReader) -> web.Response:
-        slug = request.match_info["slug"]
+        slug, base = request.match_info["slug"], site.public_url or _origin(request)
+
+        def feed_of() -> tuple[TopicPage, bytes]:
+            page = read(slug, page=1, now=clock())
+            if page.topic.slug != slug or base is None:
+                return page, b""
+            page_url = base.rstrip("/") + page.topic.path
+            return page, topic_feed(
+                page, page_url=page_url, feed_url=f"{page_url}.atom", now=clock()
+            )
+
         try:
-            page = await asyncio.to_thread(read, slug, page=1, now=clock())
+            page, body = await readers.read(feed_of)
         except (UnknownTopic, UnknownFollow) as error:
             return not_found(error)
         if page.topic.slug != slug:
             return _moved(f"{page.topic.path}.atom")
-        base = site.public_url or _origin(request)
         if base is None:
             message = "The feed's links need this site's address, and the request's Host has none."
             return refused(400, "No address", message)
-        page_url = base.rstrip("/") + page.topic.path
-        body = topic_feed(page, page_url=page_url, feed_url=f"{page_url}.atom", now=clock())
         headers = {"Cache-Control": PAGE_CACHE}
+        if not site.public_url:
+            headers["Vary"] = "Host"  # the feed's ids follow the Host header
         return web.Response(body=body, content_type="application/atom+xml", headers=headers)
 
     def not_found(error: UnknownTopic | UnknownFollow) -> web.Response:
@@ -179,12 +240,20 @@ def web_app(
             response = await handler(request)
         except web.HTTPNotFound:
             response = refused(404, "Not found", "There is no page at this address.")
-        except web.HTTPMethodNotAllowed:
+        except _Busy:  # rendered once: a burst costs the event loop as little as can be
+            response = web.Response(body=busy, status=503, content_type="text/html")
+            response.headers["Retry-After"] = str(BUSY_RETRY_SECONDS)
+            response.headers["Cache-Control"] = "no-store"
+        except web.HTTPMethodNotAllowed as error:
             response = refused(405, "Not allowed", "These pages can only be read.")
-        _secure(response)
+            response.headers["Allow"] = ", ".join(sorted(error.allowed_methods))
+        secure(response)
         return _conditional(request, response)
 
+    message = "Many readers at once: this page will be back in a few seconds."
+    busy = render("error.html", title="Busy", message=message).encode()
     app = web.Application(middlewares=[manners])
+    app.on_cleanup.append(readers.close)
     app.router.add_get("/", index)
     app.router.add_get("/topics/{slug}.atom", topic_atom)
     app.router.add_get("/topics/{slug}", topic)
@@ -226,12 +295,6 @@ def _origin(request: web.Request) -> str | None:
         return str(request.url.origin())
     except ValueError:  # a port past 65535
         return None
-
-
-def _secure(response: web.StreamResponse) -> None:
-    response.headers["Content-Security-Policy"] = CSP
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Referrer-Policy"] = "no-referrer"
 
 
 def _conditional(request: web.Request, response: web.StreamResponse) -> web.StreamResponse:

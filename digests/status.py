@@ -29,6 +29,7 @@ class Status:
     # While stored papers are re-tagged after a tagger change: (papers done, of how many).
     retagging: tuple[int, int] | None = None
     held: int = 0  # deliveries waiting for their paused channel to come back
+    store_problem: str | None = None  # why a write was refused, when `status` tried one
 
     def to_json(self) -> dict:
         data = asdict(self)
@@ -46,7 +47,8 @@ class Status:
         waiting = f"deliveries waiting: {self.queue_depth:,} (failed: {self.failed_deliveries:,})"
         if self.failed_deliveries:
             waiting += "; `digestbot deliveries retry` sends the failed ones again"
-        lines = [
+        lines = [f"store: cannot be written: {self.store_problem}"] if self.store_problem else []
+        lines += [
             f"last successful ingest: {ingest}",
             f"papers stored: {self.papers:,} ({self.tagged_papers:,} tagged)",
             waiting,

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Protocol
 
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, InternalError, OperationalError
 from sqlmodel import Session
 
 from digests.chat.commands import Caller, CommandService, Reply
+from digests.chat.updates import UpdateInbox
 from digests.delivery.alert_planning import ALERT_WINDOW, PlannedAlert, plan_alerts
 from digests.delivery.digest_planning import (
     PlannedDigest,
@@ -39,6 +40,7 @@ from digests.feedback import votes as feedback
 from digests.feedback.export import gold_lines
 from digests.feedback.votes import VoteAnswer, Voter
 from digests.follows.filters import FollowFilter
+from digests.health import STORE_TROUBLE, first_line
 from digests.messages.alert import SpikeAlert
 from digests.messages.digest import Digest
 from digests.messages.layout import period_text
@@ -126,10 +128,12 @@ class UseCases:
         self.per_topic_cap = per_topic_cap
         self.grace = grace
         self.spike_settings = spike_settings or SpikeSettings()
+        self.health = self.dispatcher.health  # sends' outcomes tell whether a platform is up
         self.commands = CommandService(
-            session_factory, catalog, clock=clock, per_topic_cap=per_topic_cap
+            session_factory, catalog, clock=clock, per_topic_cap=per_topic_cap, health=self.health
         )
         self.platforms: dict[str, Platform] = {}
+        self.inbox = UpdateInbox(session_factory, clock=clock, receiver=self.dispatcher.worker)
 
     def add_platform(self, platform: Platform) -> None:
         """Plan deliveries for this platform, rendered by it, and send them through it."""
@@ -377,6 +381,9 @@ class UseCases:
                 return feedback.cast_vote(session, voter, data, now=self.clock())
         except IntegrityError:  # the same person pressing twice at once, on two replicas
             return VoteAnswer("Your vote crossed another one; press again.", ok=False)
+        except (OperationalError, InternalError) as error:  # a full disk, a read-only store
+            self.health.store_failed(first_line(error))
+            return VoteAnswer(f"Sorry: {STORE_TROUBLE}.", ok=False)
 
     def export_votes(self, slug: str) -> list[dict]:
         """The topic's voted papers as gold-set lines (`digests.feedback.export`)."""
@@ -457,10 +464,18 @@ class UseCases:
             leases.release(session, lease, me, now=self.clock())
         return "synced"
 
-    def status(self, *, upcoming: int = 5) -> Status:
-        """Last ingest, papers, delivery queue and failures, paused channels, next digests."""
+    def status(self, *, upcoming: int = 5, try_writing: bool = False) -> Status:
+        """Last ingest, papers, delivery queue and failures, paused channels, next digests;
+        with `try_writing`, whether a write is taken (one small row, `status:probe`)."""
         with self.session_factory() as session:
-            return read_status(session, now=self.clock(), upcoming=upcoming)
+            found = read_status(session, now=self.clock(), upcoming=upcoming)
+        if try_writing:
+            try:
+                with unit_of_work(self.session_factory) as session:
+                    repo.save_state(session, "status:probe", {}, now=self.clock())
+            except (OperationalError, InternalError) as error:
+                found.store_problem = first_line(error)
+        return found
 
     def digest(
         self, followed: Sequence[TopicDef | FollowFilter], *, since: date, until: date

@@ -7,6 +7,7 @@ import fcntl
 import importlib.metadata
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -419,3 +420,50 @@ def test_status_says_why_deliveries_failed_and_retry_queues_them_again(env, caps
     assert capsys.readouterr().out == "1 failed delivery queued to be sent again\n"
     main(["status"])
     assert "deliveries waiting: 1 (failed: 0)\n" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("missing", ["folder", "file"])
+def test_status_on_a_database_that_does_not_exist_says_so_and_creates_nothing(
+    tmp_path, monkeypatch, capsys, missing
+):
+    folder = tmp_path / "no-such-folder" if missing == "folder" else tmp_path
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{folder / 'digestbot.db'}")
+    assert main(["status"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"digestbot: no database at {folder / 'digestbot.db'}: the {missing} ")
+    assert len(err.splitlines()) == 1
+    assert not (folder / "digestbot.db").exists() and folder.exists() == (missing == "file")
+
+
+def test_a_full_disk_during_ingest_ends_in_one_line(tmp_path):
+    """Tried: a 1,500-paper file into a SQLite file that may grow by 64 kB only (a file size
+    limit on the process, as a full disk refuses the next write)."""
+    database = tmp_path / "digestbot.db"
+    env = {"DATABASE_URL": f"sqlite:///{database}"}
+    assert run_cli("db", "upgrade", env=env).returncode == 0
+    papers = tmp_path / "many.jsonl"
+    papers.write_text(
+        "\n".join(
+            jsonl_line(f"2609.{n:05d}", f"Agents and tools, study {n}", "2026-09-21")
+            for n in range(1, 1_501)
+        )
+    )
+    limit = database.stat().st_size + 64 * 1024
+
+    def small_disk() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails instead
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "ingest", "--file", str(papers)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **env},
+        preexec_fn=small_disk,
+    )
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr[-3000:]
+    line = lines[0]
+    assert line.startswith("digestbot: the database failed: disk I/O error"), line

@@ -189,3 +189,41 @@ def test_digest_on_demand_is_once_per_chat_per_ten_minutes_with_one_notice(engin
 
     now[0] += timedelta(minutes=8)
     assert service.handle(MEMBER, "digest").digest is not None
+
+
+# --- text hygiene: what users type ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "named"),
+    [
+        ("query: agent\x00model", "a NUL character (U+0000)"),
+        ("query: agent\x07model", "a control character (U+0007)"),
+        ("author: \u202eenivel", "a text-direction control (U+202E)"),
+        ("RL for LLM\x9b Agents", "a control character (U+009B)"),
+    ],
+)
+def test_a_follow_holding_a_control_character_is_refused_and_nothing_is_stored(
+    service, typed, named
+):
+    reply = service.handle(PRIVATE, "follow", typed)
+    assert not reply.ok
+    assert reply.text.startswith(f"That message holds {named}, which I cannot store")
+    assert "nothing was changed" in reply.text
+    assert "no topics yet" in service.handle(PRIVATE, "following").text
+
+
+def test_a_chat_title_with_controls_is_stored_without_them(service, engine):
+    group = Caller(
+        platform="telegram", chat_id="-7", chat_kind="group", chat_title="Lab\u202e\x07 chat"
+    )
+    service.handle(group, "following")
+    with Session(engine) as session:
+        titles = [channel.title for channel in session.exec(select(Channel))]
+    assert titles == ["Lab chat"]
+
+
+def test_what_is_offered_while_typing_leaves_control_characters_out(service):
+    typed = "query: agent\x00\u202e model"
+    offered = service.suggest(PRIVATE, COMMANDS["follow"].arguments[0], typed)
+    assert [choice.value for choice in offered] == ["query: agent model"]

@@ -20,6 +20,7 @@ from digests.delivery.sending import (
     RetryLater,
     Transient,
 )
+from digests.health import problems
 from digests.store import channels, deliveries
 from digests.store.models import Channel, Delivery, DeliveryPart, Follow, Topic
 
@@ -454,3 +455,16 @@ async def test_a_send_without_an_answer_is_sent_again_once_at_most(
     with Session(engine) as session:
         recorded = session.exec(select(DeliveryPart.unknown_outcomes).order_by(DeliveryPart.seq))
         assert list(recorded.scalars()) == unknown
+
+
+async def test_a_platform_down_longer_than_its_retry_window_is_a_health_problem_until_it_sends(
+    engine, clock
+):
+    dispatcher, _ = down_until(engine, clock, NOW + timedelta(hours=1))
+    enqueue_weekly(engine, make_channel(engine), stale_at=NOW + timedelta(hours=24))
+
+    await run_scheduler(dispatcher, clock, hours=0.25)
+    (problem,) = problems(dispatcher.health, now=clock.now)
+    assert problem.startswith("telegram unreachable for 1") and problem.endswith("Bad Gateway")
+    await run_scheduler(dispatcher, clock, hours=1)
+    assert problems(dispatcher.health, now=clock.now) == []

@@ -22,6 +22,7 @@ from digests.delivery.due import Occurrence
 from digests.feedback import votes as feedback
 from digests.feedback.keys import DOWN, UP, vote_data, vote_key
 from digests.feedback.votes import MIN_VOTED_PAPERS, Voter
+from digests.health import STORE_TROUBLE
 from digests.messages.plain_text import render_text
 from digests.papers.ingest import ingest_records, sync_catalog
 from digests.store import channels
@@ -32,6 +33,7 @@ from digests.topics.tagger import Tagger
 from digests.usecases import UseCases, digest_offers
 from tests.papers import paper_record
 from tests.test_discord_render import spike
+from tests.test_health import read_only
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
 RL = "rl-for-llm-agents"
@@ -285,3 +287,15 @@ def test_export_names_what_went_wrong_and_writes_nothing_half(
     assert main(["feedback", "export", "--topic", "rl-for-llm-agents"]) == 0
     captured = capsys.readouterr()
     assert captured.out == "" and "0 papers voted on" in captured.err
+
+
+def test_a_vote_the_store_cannot_write_gets_the_trouble_reply_and_counts_nothing(
+    services: UseCases, engine: Engine, catalog: Catalog
+) -> None:
+    ids = seed(engine, catalog, ["Agent study"])
+    follow(services)
+    digest(services)
+    with read_only(services.session_factory().get_bind()):
+        refused = vote(services, ids[0], UP, user=1)
+    assert not refused.ok and refused.text == f"Sorry: {STORE_TROUBLE}."
+    assert vote(services, ids[0], UP, user=1).text.startswith("👍 counted")

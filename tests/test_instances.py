@@ -4,10 +4,15 @@ INSTANCE_NAME on PostgreSQL, refuses to start in one line, and the first one goe
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 from collections import Counter
 from datetime import UTC, datetime
 
+import pytest
+from sqlalchemy import create_engine
+
+from digests.store.instance import InstanceInUse, hold_instance
 from tests.fakes.telegram_server import FakeTelegram, sent_text
 from tests.test_crash import add_chats, bot_env, start_bot
 from tests.waiting import wait_until
@@ -54,3 +59,23 @@ async def test_a_second_run_on_the_same_database_and_name_refuses_and_the_first_
         assert refusal.startswith("digestbot: INSTANCE_NAME 'lab-server' is in use")
     copies = [Counter(sent_text(r) for r in telegram.sent(chat)) for chat in CHATS]
     assert all(set(counts.values()) == {1} for counts in copies)  # every part once
+
+
+@pytest.mark.parametrize("link", ["symlink", "hard link"])
+def test_a_second_run_through_a_link_to_the_sqlite_file_refuses(tmp_path, link):
+    real = tmp_path / "data" / "digestbot.db"
+    real.parent.mkdir()
+    other = tmp_path / "elsewhere" / "bot.db"
+    other.parent.mkdir()
+    first, second = create_engine(f"sqlite:///{real}"), create_engine(f"sqlite:///{other}")
+    with first.connect():  # the file exists, as after the start-up migration
+        pass
+    if link == "symlink":
+        other.symlink_to(real)
+    else:
+        os.link(real, other)
+    refused = pytest.raises(InstanceInUse, match=r"SQLite serves one process")
+    with hold_instance(first, "lab"), refused, hold_instance(second, "lab", patience=0):
+        pass
+    with hold_instance(second, "lab", patience=0):  # free again once the first stopped
+        pass

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import aiohttp
 import pytest
@@ -480,7 +481,7 @@ async def test_a_wrong_token_is_a_configuration_error_not_a_delivery_failure(bot
         ("/follow " + "x" * 10_000, "too long"),
         ("/schedule monday 25:00", "time"),
         ("/schedule monday 09:00 Mars/Base", "timezone"),
-        ("/follow \x00\x1b[31m\ufffd\U0001f600\u202e", "topic"),
+        ("/follow \x00\x1b[31m\ufffd\U0001f600\u202e", "NUL character"),
         ("/alerts 🙃🙃🙃", "/alerts on"),
         ("/frobnicate@digest_test_bot", "Unknown command"),
     ],
@@ -614,3 +615,21 @@ async def test_a_webhook_body_that_is_no_update_is_refused_and_the_next_update_a
                 assert pushed.status == 200
         (reply,) = await tg.wait_for_sent(PRIVATE, 1, WAIT)
         assert "/follow" in visible(reply)
+
+
+async def test_a_webhook_secret_header_that_is_not_ascii_is_refused_with_403(
+    make_app: Callable[..., App], sqlite_engine: Engine
+) -> None:
+    """Tried: UTF-8 and bytes that are no UTF-8 at all in the secret header."""
+    async with webhook_bot(make_app, sqlite_engine) as (_, _, local):
+        url = urlsplit(local)
+        for secret in ("sécret".encode(), b"\xff\xfe"):
+            reader, writer = await asyncio.open_connection(url.hostname, url.port)
+            writer.write(
+                b"POST " + url.path.encode() + b" HTTP/1.1\r\nHost: bot\r\n"
+                b"X-Telegram-Bot-Api-Secret-Token: " + secret + b"\r\n"
+                b"Content-Length: 2\r\nConnection: close\r\n\r\n{}"
+            )
+            answer = await asyncio.wait_for(reader.read(), WAIT)
+            writer.close()
+            assert answer.startswith(b"HTTP/1.1 403 "), answer[:80]

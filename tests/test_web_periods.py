@@ -100,3 +100,17 @@ async def test_a_bad_period_is_refused_without_echoing_it(engine, catalog, unuse
         assert status == 400, query
         assert tried[query] in body, query
         assert "<script>" not in body and "9999" not in body and "２０２６" not in body, query
+
+
+async def test_a_period_at_the_ends_of_the_calendar_is_refused_not_a_server_error(
+    engine, catalog, unused_tcp_port
+):
+    seed(engine, catalog)
+    follow = store_follow(engine, 'query: "agent study"')
+    pages = [f"/topics/{RL}", f"/follows/{quote(follow.slug, safe='')}"]
+    tried = ["from=0001-01-01&to=0001-01-02", "from=9999-12-30&to=9999-12-31"]
+    async with serving(engine, catalog, unused_tcp_port) as base:
+        answers = [await fetch(f"{base}{page}?{query}") for page in pages for query in tried]
+    for status, _, body in answers:
+        assert status == 400
+        assert "A period lies between 1991 and 9000." in body

@@ -36,6 +36,7 @@ from discord import app_commands
 
 from bot.platforms.base import draw_chart
 from bot.platforms.discord_render import render_alert, render_digest, render_reply
+from bot.platforms.turns import ChatTurns
 from bot.settings import Settings, SettingsError
 from digests.chat.commands import COMMANDS, Argument, Caller, Command, Reply
 from digests.delivery.sending import (
@@ -238,11 +239,17 @@ class DigestClient(discord.Client):
         """A button pressed: vote buttons go to the core; the tree answers the rest."""
         if interaction.type is discord.InteractionType.component:
             custom_id = str((interaction.data or {}).get("custom_id", ""))
-            if is_vote_data(custom_id):
+            if is_vote_data(custom_id) and await self.adapter.first_time(interaction):
                 await self.adapter.vote(interaction, custom_id)
 
 
 class DigestTree(app_commands.CommandTree):
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        """A slash command delivered again (the same interaction id) is not run again."""
+        if interaction.type is not discord.InteractionType.application_command:
+            return True
+        return await adapter_of(interaction).first_time(interaction)
+
     async def on_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
@@ -403,6 +410,7 @@ class DiscordAdapter:
         self.services = services
         self.reply_budget = reply_budget
         self.ready_timeout = ready_timeout
+        self.turns = ChatTurns()  # a channel's flood holds one worker thread at most
         self._client_options = {
             "guild_ready_timeout": guild_ready_timeout,
             "dev_guild": settings.discord_dev_guild,
@@ -531,7 +539,7 @@ class DiscordAdapter:
     ) -> Reply:
         """The core's reply; the interaction is deferred when the core is slow to give it."""
         handle = self.services.commands.handle
-        work = asyncio.ensure_future(asyncio.to_thread(handle, caller, command, argument))
+        work = asyncio.ensure_future(self._in_turn(interaction, handle, caller, command, argument))
         try:
             return await asyncio.wait_for(asyncio.shield(work), self.reply_budget)
         except TimeoutError:
@@ -571,10 +579,27 @@ class DiscordAdapter:
             text = "Discord did not take the digest yet; I will keep trying."
         await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
+    async def _in_turn(self, interaction: discord.Interaction, work: Callable, *args, **kwargs):
+        """`work(*args)` in a worker thread, in the turn of the interaction's channel."""
+        async with self.turns.turn(interaction.channel_id):
+            return await asyncio.to_thread(work, *args, **kwargs)
+
+    async def first_time(self, interaction: discord.Interaction) -> bool:
+        """False for an interaction received before: it was handled then."""
+        receive, key = self.services.inbox.receive, f"interaction:{interaction.id}"
+        chat = str(interaction.channel_id or "")
+        try:
+            return await self._in_turn(
+                interaction, receive, "discord", key, chat=chat, handled=True
+            )
+        except Exception:  # the store is failing: handle it anyway, unguarded
+            log.warning("could not store interaction %s", interaction.id, exc_info=True)
+            return True
+
     async def vote(self, interaction: discord.Interaction, data: str) -> None:
         """A 👍/👎 pressed: the core counts it; the toast is for the voter alone."""
         voter = Voter("discord", str(interaction.channel_id), str(interaction.user.id))
-        answer = await asyncio.to_thread(self.services.vote, voter, data)
+        answer = await self._in_turn(interaction, self.services.vote, voter, data)
         await answer_privately(interaction, answer.text)
 
     async def suggestions(

@@ -23,9 +23,8 @@ import datetime as dtm
 import logging
 import time
 import warnings
-from collections import Counter
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import httpx
@@ -58,7 +57,6 @@ from telegram.ext import (
     Application,
     ApplicationBuilder,
     BaseRateLimiter,
-    BaseUpdateProcessor,
     CallbackQueryHandler,
     ChatMemberHandler,
     ContextTypes,
@@ -69,6 +67,7 @@ from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.platforms import telegram_render
 from bot.platforms.base import draw_chart
+from bot.platforms.telegram_updates import PerChatUpdates
 from bot.settings import Settings, SettingsError
 from bot.tls import shared_tls_context
 from digests.chat.commands import COMMANDS, Caller, Reply, menu
@@ -172,42 +171,6 @@ def telegram_rate_limiter(speed: float = 1.0) -> AIORateLimiter:
         group_time_period=60 / speed,
         max_retries=0,
     )
-
-
-class PerChatUpdates(BaseUpdateProcessor):
-    """Each chat's updates in order, different chats' at once: a flood of commands in one chat
-    (waiting out its own flood limit) never holds up an answer in another."""
-
-    def __init__(self, max_concurrent_updates: int = 256) -> None:
-        super().__init__(max_concurrent_updates)
-        self._turns: dict[object, asyncio.Lock] = {}
-        self._waiting: Counter[object] = Counter()
-
-    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        chat = _chat_of(update)
-        self._waiting[chat] += 1
-        try:
-            async with self._turns.setdefault(chat, asyncio.Lock()):
-                await coroutine
-        finally:
-            self._waiting[chat] -= 1
-            if not self._waiting[chat]:
-                del self._waiting[chat], self._turns[chat]
-
-    async def initialize(self) -> None:
-        return None
-
-    async def shutdown(self) -> None:
-        return None
-
-
-def _chat_of(update: object) -> object:
-    """The chat whose turn an update takes: a group's upgrade notice moves its follows to the
-    supergroup, so it goes in the supergroup's turn, before the commands typed there."""
-    message = getattr(update, "effective_message", None)
-    if message is not None and message.migrate_to_chat_id:
-        return message.migrate_to_chat_id
-    return getattr(getattr(update, "effective_chat", None), "id", None)
 
 
 # --- sending stored parts ------------------------------------------------------------------
@@ -349,13 +312,14 @@ class TelegramAdapter:
         self.settings = settings
         self.services = services
         api = settings.telegram_api_url.rstrip("/")
+        self.updates = PerChatUpdates(services.inbox)
         builder = (
             ApplicationBuilder()
             .token(settings.telegram_token.get_secret_value())
             .base_url(f"{api}/bot")
             .base_file_url(f"{api}/file/bot")
             .rate_limiter(rate_limiter or telegram_rate_limiter())
-            .concurrent_updates(PerChatUpdates())
+            .concurrent_updates(self.updates)
             .job_queue(None)  # our scheduler runs the jobs; PTB's would be a second one
         )
         if request is None:  # PTB waits 5 s by default; Telegram may take longer to accept
@@ -406,6 +370,8 @@ class TelegramAdapter:
         await self.app.initialize()
         await self.app.start()
         url = self.settings.telegram_webhook_url
+        if url or self.settings.telegram_polling:
+            await self._handle_waiting()
         if url:
             await self._start_webhook(url)
         elif self.settings.telegram_polling:
@@ -416,13 +382,25 @@ class TelegramAdapter:
         await self._register_commands()
         log.info("telegram: @%s is receiving updates", self.app.bot.username)
 
+    async def _handle_waiting(self) -> None:
+        """The updates this instance acknowledged and had not handled when it last stopped."""
+        waiting = await asyncio.to_thread(self.updates.waiting_updates, self.app.bot)
+        for update in waiting:
+            await self.app.update_queue.put(update)
+        if waiting:
+            log.info(
+                "telegram: %d updates received before the last stop are handled now", len(waiting)
+            )
+
     async def _start_webhook(self, url: str) -> None:
         # Loaded only in webhook mode: aiohttp's server is 2.3 MiB a polling bot need not carry.
         from bot.platforms.telegram_webhook import WebhookReceiver
 
         host, _, port = self.settings.telegram_webhook_listen.rpartition(":")
         secret = self.webhook_secret()
-        self._webhook = WebhookReceiver(self.app, path=urlsplit(url).path, secret=secret)
+        self._webhook = WebhookReceiver(
+            self.app, path=urlsplit(url).path, secret=secret, accept=self.updates.accept
+        )
         await self._webhook.start(host.strip("[]"), int(port))
         await self.app.bot.set_webhook(url, allowed_updates=ALLOWED_UPDATES, secret_token=secret)
 
@@ -432,13 +410,24 @@ class TelegramAdapter:
         if self.app.updater is not None and self.app.updater.running:
             steps.append(self.app.updater.stop)
         if self.app.running:
-            steps.append(self.app.stop)
+            steps.append(self._stop_handling)
         steps.append(self.app.shutdown)
         for step in steps:
             try:
                 await asyncio.wait_for(step(), STEP_TIMEOUT)
             except Exception:
                 log.exception("telegram: %s did not finish cleanly", step.__name__)
+
+    async def _stop_handling(self) -> None:
+        """Finish the updates in hand; those still waiting for their chat's turn stay in the
+        inbox, for the next start."""
+        self.updates.closing = True
+        await self.app.stop()
+        if self.updates.left:
+            log.info(
+                "telegram: stopped; %d received updates are kept for the next start",
+                self.updates.left,
+            )
 
     def webhook_secret(self) -> str:
         return self.settings.telegram_webhook_secret()

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from sqlalchemy.exc import InternalError, OperationalError
 from sqlmodel import Session
 
 from digests.chat.links import parse_start_payload
@@ -36,10 +37,12 @@ from digests.follows.filters import (
     parse_filter,
 )
 from digests.follows.service import at_limit, store_filter, too_many
+from digests.health import STORE_TROUBLE, HealthFacts, first_line
 from digests.messages.digest import Digest
 from digests.messages.reports import build_digest, topic_momenta
 from digests.store import channels, follow_filters, repo
 from digests.store.unit_of_work import unit_of_work
+from digests.text_hygiene import unsafe_character, without_controls
 from digests.topics.catalog import AmbiguousTopic, Catalog, TopicDef, UnknownTopic
 
 MAX_ARGUMENT = 200  # characters; longer arguments are refused, never cut and applied
@@ -167,7 +170,9 @@ class CommandService:
         clock: Callable[[], datetime],
         per_topic_cap: int = 5,
         cooldowns: dict[str, timedelta] = COOLDOWNS,
+        health: HealthFacts | None = None,
     ) -> None:
+        self.health = health if health is not None else HealthFacts()
         self.session_factory = session_factory
         self.catalog = catalog
         self.clock = clock
@@ -175,6 +180,13 @@ class CommandService:
         self.cooldowns = Cooldowns(cooldowns)
 
     def handle(self, caller: Caller, command: str, argument: str = "") -> Reply:
+        if unsafe := unsafe_character(command + argument):
+            return Reply(
+                f"That message holds {unsafe}, which I cannot store; nothing was changed. "
+                "Type it again without it.",
+                ok=False,
+                private=True,
+            )
         command, argument = command.lower().strip(), " ".join(argument.split())
         spec = COMMANDS.get(command)
         if spec is None:
@@ -190,9 +202,14 @@ class CommandService:
         chat = (caller.platform, caller.chat_id, caller.thread_id)
         if refused := self.cooldowns.refusal(chat, command, self.clock()):
             return refused
-        with unit_of_work(self.session_factory) as session:
-            notes = self._touch_channel(session, caller)
-            reply = spec.handler(self, session, caller, argument)
+        try:
+            with unit_of_work(self.session_factory) as session:
+                notes = self._touch_channel(session, caller)
+                reply = spec.handler(self, session, caller, argument)
+        except (OperationalError, InternalError) as error:  # a full disk, a read-only store
+            self.health.store_failed(first_line(error))
+            return Reply(f"Sorry: {STORE_TROUBLE}.", ok=False, private=True)
+        self.health.store_written()
         reply.notes[:0] = notes
         return reply
 
@@ -237,7 +254,7 @@ class CommandService:
             thread_id=caller.thread_id,
             kind=caller.chat_kind,
             guild_id=caller.guild_id,
-            title=caller.chat_title,
+            title=without_controls(caller.chat_title),
             now=self.clock(),
         )
 
@@ -482,7 +499,7 @@ class CommandService:
         """What to offer while `argument` is being typed; nothing for an argument without."""
         if argument.suggest is None:
             return []
-        return argument.suggest(self, caller, typed[:MAX_ARGUMENT], limit)
+        return argument.suggest(self, caller, without_controls(typed[:MAX_ARGUMENT]), limit)
 
 
 def filter_choices(spec: str, limit: int) -> list[Choice]:
@@ -549,7 +566,7 @@ COMMANDS: dict[str, Command] = {
             "follow",
             "follow a topic, a search, an author or an arXiv category: /follow RL for LLM Agents, "
             '/follow query: "world model" AND (agent OR agents) NOT survey, '
-            '/follow author: Sergey Levine, /follow category: cs.RO '
+            "/follow author: Sergey Levine, /follow category: cs.RO "
             "(add daily or instant for more often)",
             CommandService._follow,
             admins_only=True,

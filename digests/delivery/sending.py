@@ -31,6 +31,7 @@ from typing import Protocol
 from sqlmodel import Session
 
 from digests.delivery.pacing import RequestPace
+from digests.health import HealthFacts
 from digests.messages.chart_spec import CHART_KEY, without_chart
 from digests.retry import backoff_delay
 from digests.store import channels, deliveries
@@ -139,7 +140,9 @@ class Dispatcher:
         max_backoff: float = MAX_BACKOFF,
         lease: timedelta = timedelta(seconds=60),
         paces: Mapping[str, RequestPace] | None = None,
+        health: HealthFacts | None = None,
     ) -> None:
+        self.health = health if health is not None else HealthFacts()  # platforms up or down
         self.session_factory = session_factory
         self.senders = dict(senders)
         self.clock = clock
@@ -282,6 +285,7 @@ class Dispatcher:
             except Transient as exc:
                 if isinstance(exc, OutcomeUnknown) and self._taken_as_sent(session, item, seq):
                     return "unconfirmed", address
+                self.health.platform_down(item.platform, str(exc), now=self.clock())
                 transient_failures += 1
                 if transient_failures >= INLINE_TRIES:
                     delay = self._backoff(item.attempts + 1)
@@ -320,6 +324,7 @@ class Dispatcher:
                 with session.begin():
                     deliveries.mark_part_failed(session, item.delivery_id, seq, error=str(exc))
                 return "refused", address
+            self.health.platform_up(item.platform)
             self._mark_sent(session, item, seq, message_id)
             return "sent", address
 

@@ -30,6 +30,7 @@ from digests.pages.addresses import Period, page_url
 from digests.papers.records import abs_url
 from digests.signals.momentum import MONTHS, histogram_lines, papers_text, share_text, sparkline
 from digests.signals.spikes import evidence_text, shares_text
+from digests.text_hygiene import without_controls
 
 if TYPE_CHECKING:
     from digests.messages.alert import SpikeAlert
@@ -207,14 +208,11 @@ _ESCAPE_SEQUENCES = re.compile(
     r"|\x1b[ -/]*[0-~]"  # other two-character escapes
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
 )
-# Control characters that are not whitespace (whitespace is collapsed separately), plus the
-# bidirectional overrides and isolates, which would reorder the rest of the line on screen.
-_CONTROLS = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def clean_text(s: str, limit: int) -> str:
     """`s` as one line of at most `limit` characters, without control characters or escapes."""
-    text = _CONTROLS.sub("", _ESCAPE_SEQUENCES.sub("", s))
+    text = without_controls(_ESCAPE_SEQUENCES.sub("", s))
     return shorten(" ".join(text.split()), limit)
 
 

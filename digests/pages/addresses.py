@@ -14,6 +14,8 @@ from digests.follows.filters import is_filter_slug
 
 # Longer than any digest's period (a month); a wider range is a page nobody needs.
 LONGEST_PERIOD = timedelta(days=366)
+# arXiv began in 1991; the pages' date arithmetic stays far from date.min and date.max.
+FIRST_DAY, LAST_DAY = date(1991, 1, 1), date(9000, 12, 31)
 _ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
@@ -59,6 +61,8 @@ def parse_period(start: str | None, end: str | None) -> Period | None:
         raise PeriodError("That date is not on the calendar.") from None
     if period.end < period.start:
         raise PeriodError("A period's from= comes before its to=.")
+    if period.start < FIRST_DAY or period.end > LAST_DAY:
+        raise PeriodError(f"A period lies between {FIRST_DAY.year} and {LAST_DAY.year}.")
     if period.end - period.start > LONGEST_PERIOD:
         raise PeriodError("A period is at most a year long.")
     return period

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from lxml import etree
 
 from digests.pages.topic_pages import PaperItem, TopicPage
+from digests.text_hygiene import without_controls
 
 ATOM = "http://www.w3.org/2005/Atom"
 _XML_CHARS_REFUSED = {c for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)} | {0xFFFE, 0xFFFF}
@@ -58,7 +59,8 @@ def _link(parent: etree._Element, href: str, rel: str, kind: str) -> None:
 
 def _xml_safe(text: str) -> str:
     """`text` without the characters XML 1.0 cannot hold (lxml refuses them)."""
-    return "".join(char for char in text if ord(char) not in _XML_CHARS_REFUSED)
+    safe = without_controls(text)
+    return "".join(char for char in safe if ord(char) not in _XML_CHARS_REFUSED)
 
 
 def _stamp(moment: datetime) -> str:

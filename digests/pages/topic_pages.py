@@ -28,6 +28,7 @@ from digests.signals.momentum import Momentum
 from digests.store import follow_filters, pages, repo
 from digests.store.models import Paper
 from digests.store.unit_of_work import SessionFactory
+from digests.text_hygiene import without_controls
 from digests.topics.catalog import Catalog, TopicDef, UnknownTopic
 
 PAPERS_PER_PAGE = 20
@@ -260,8 +261,8 @@ def _paper_item(paper: Paper, topic_ids: set[int], links: dict[int, TopicRef]) -
         updated=paper.updated or paper.published,
         day=long_date(paper.published_on),
         category=paper.primary_category,
-        authors=tuple(paper.authors),
-        authors_line=authors_line(paper.authors),
-        abstract=" ".join(paper.abstract.split())[:ABSTRACT_LIMIT],
+        authors=tuple(without_controls(name) for name in paper.authors),
+        authors_line=authors_line([without_controls(name) for name in paper.authors]),
+        abstract=" ".join(without_controls(paper.abstract).split())[:ABSTRACT_LIMIT],
         topics=tuple(topics),
     )

@@ -27,8 +27,9 @@ def _enable_sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.close()
 
 
-def open_engine(database_url: str) -> Engine:
-    """Create an engine and check that the database answers.
+def open_engine(database_url: str, *, create: bool = True) -> Engine:
+    """Create an engine and check that the database answers; a SQLite file that does not
+    exist is created, or with `create=False` refused (a command that only reads).
 
     Raises DatabaseUnavailable with a short reason on a bad URL or an unreachable server.
     """
@@ -41,7 +42,11 @@ def open_engine(database_url: str) -> Engine:
     kwargs: dict = {}
     if url.get_backend_name() == "sqlite":
         if url.database and url.database != ":memory:":
-            _make_parent(Path(url.database).expanduser())
+            path = Path(url.database).expanduser()
+            if create:
+                _make_parent(path)
+            else:
+                _refuse_missing(path)
         kwargs["connect_args"] = {"timeout": 30}
     else:
         kwargs["pool_pre_ping"] = True
@@ -62,6 +67,17 @@ def open_engine(database_url: str) -> Engine:
             f"cannot reach the database at {url.render_as_string(hide_password=True)}: {reason}"
         ) from None
     return engine
+
+
+def _refuse_missing(path: Path) -> None:
+    if path.exists():
+        return
+    missing = "the folder" if not path.parent.is_dir() else "the file"
+    where = path.parent if not path.parent.is_dir() else path
+    raise DatabaseUnavailable(
+        f"no database at {path}: {missing} {where} does not exist (`digestbot db upgrade` or "
+        "`digestbot run` creates it); check DATABASE_URL"
+    )
 
 
 def _make_parent(path: Path) -> None:

@@ -60,22 +60,39 @@ def _lock(engine: Engine, name: str) -> AbstractContextManager[None]:
 
 @contextmanager
 def _file_lock(database: Path) -> Iterator[None]:
-    lock = database.with_name(database.name + ".lock")
-    handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    """The database file itself is locked, so a symlink or a hard link to it is the same lock;
+    the `.lock` file beside its real path tells the process id."""
+    real = database.resolve()
+    with ExitStack() as held:
+        pid_file = held.enter_context(_locked(real.with_name(real.name + ".lock"), database))
+        held.enter_context(_locked(real, database))
+        os.ftruncate(pid_file, 0)
+        os.pwrite(pid_file, f"{os.getpid()}\n".encode(), 0)
+        yield
+
+
+@contextmanager
+def _locked(path: Path, database: Path) -> Iterator[int]:
+    handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.pread(handle, 32, 0).decode(errors="replace").strip() or "?"
+            holder = _holder(path.with_name(path.name.removesuffix(".lock") + ".lock"))
             raise InstanceInUse(
                 f"another digestbot run (pid {holder}) is using {database}; SQLite serves one "
                 "process: stop that one first, or use PostgreSQL for several replicas"
             ) from None
-        os.ftruncate(handle, 0)
-        os.pwrite(handle, f"{os.getpid()}\n".encode(), 0)
-        yield
+        yield handle
     finally:
         os.close(handle)  # closing drops the lock
+
+
+def _holder(pid_file: Path) -> str:
+    try:
+        return pid_file.read_text(errors="replace").strip()[:32] or "?"
+    except OSError:
+        return "?"
 
 
 @contextmanager

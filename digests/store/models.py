@@ -277,3 +277,25 @@ class InstallSecret(SQLModel, table=True):
 
     name: str = Field(primary_key=True, max_length=32)
     value: str = Field(max_length=128)
+
+
+class InboundUpdate(SQLModel, table=True):
+    """An update a chat platform sent (`key`: Telegram's update id or callback id, Discord's
+    interaction id), stored before it is acknowledged and kept for a while after it was handled:
+    an acknowledged update is handled after a restart, a resent one is known and not handled
+    again. `payload` is the update as the platform sent it; `chat` orders a chat's updates."""
+
+    __tablename__ = "inbound_update"
+    __table_args__ = (
+        UniqueConstraint("platform", "key", name="uq_inbound_update_key"),
+        Index("ix_inbound_update_waiting", "platform", "receiver", "handled_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    platform: str = Field(max_length=16)
+    key: str = Field(max_length=128)
+    chat: str = Field(default="", max_length=64)
+    receiver: str = Field(default="", max_length=128)  # the instance that acknowledged it
+    payload: dict | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    received_at: datetime = Field(sa_column=_utc_column(nullable=False))
+    handled_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
