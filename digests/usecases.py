@@ -44,6 +44,7 @@ from digests.messages.alert import SpikeAlert
 from digests.messages.digest import Digest
 from digests.messages.layout import period_text
 from digests.messages.reports import build_digest, day_end, topic_momenta
+from digests.messages.tags import lineage
 from digests.papers.feeds import ParsedFeed, Skip
 from digests.papers.ingest import (
     IngestReport,
@@ -453,7 +454,12 @@ class UseCases:
         with self.session_factory() as session:  # never committed: filters are looked up only
             topics = _as_topics(session, followed, as_of=until)
             return build_digest(
-                session, topics, since=since, until=until, per_topic_cap=self.per_topic_cap
+                session,
+                topics,
+                since=since,
+                until=until,
+                per_topic_cap=self.per_topic_cap,
+                ancestors=lineage(self.catalog),
             )
 
     def momentum(self, followed: TopicDef | FollowFilter, *, as_of: date) -> Momentum:

@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from bot.web import CSP, Site
 from digests.messages.reports import topic_momenta
+from digests.messages.tags import lineage
 from tests.web_site import HOSTILE, NOW, seed, serving
 
 RL = "rl-for-llm-agents"
@@ -201,3 +202,22 @@ async def test_digestbot_run_serves_the_pages_and_health_on_one_port(
     assert len(servers) == 1
     assert page[0] == 200 and "RL for LLM Agents" in page[2]
     assert health[0] == 200 and '"status": "ok"' in health[2]
+
+
+async def test_a_paper_shows_its_specific_tags_not_their_ancestors(
+    engine, catalog, unused_tcp_port
+):
+    seed(engine, catalog)
+    async with serving(engine, catalog, unused_tcp_port) as base:
+        _, _, body = await fetch(f"{base}/topics/{RL}")
+        _, _, feed = await fetch(f"{base}/topics/{RL}.atom")
+    ancestors = lineage(catalog)
+    for paper in html.fromstring(body).xpath("//li[@class='paper']"):
+        slugs = [
+            href.removeprefix("/topics/") for href in paper.xpath(".//ul[@class='tags']//a/@href")
+        ]
+        assert RL in slugs and 1 <= len(slugs) <= 4
+        assert not {a for slug in slugs for a in ancestors[slug]} & set(slugs)
+    for entry in etree.fromstring(feed.encode()).iter(f"{ATOM}entry"):
+        terms = [c.get("term") for c in entry.iter(f"{ATOM}category") if "." not in c.get("term")]
+        assert RL in terms and "llm-agents" not in terms and len(terms) <= 4

@@ -38,6 +38,7 @@ from digests.follows.filters import (
 from digests.follows.service import at_limit, store_filter, too_many
 from digests.messages.digest import Digest
 from digests.messages.reports import build_digest, topic_momenta
+from digests.messages.tags import lineage
 from digests.store import channels, follow_filters, repo
 from digests.store.unit_of_work import unit_of_work
 from digests.topics.catalog import AmbiguousTopic, Catalog, TopicDef, UnknownTopic
@@ -402,6 +403,7 @@ class CommandService:
             until=until,
             per_topic_cap=self.per_topic_cap,
             feedback=channel_feedback(session, channel_id),
+            ancestors=lineage(self.catalog),
         )
 
     def _schedule(self, session: Session, caller: Caller, argument: str) -> Reply:

@@ -22,6 +22,7 @@ from digests.follows.filters import FollowFilter
 from digests.messages.digest import TopicRef
 from digests.messages.layout import clean_text, link_url, long_date, period_text
 from digests.messages.reports import NEWS_AGE_DAYS, day_end, day_start, topic_momenta
+from digests.messages.tags import Lineage, lineage, shown_tags
 from digests.pages.addresses import Period, page_path
 from digests.pages.charts import Chart, sparkline_chart, weekly_chart
 from digests.signals.momentum import Momentum
@@ -107,6 +108,7 @@ class TopicPages:
         self.catalog = catalog
         self.per_page = per_page
         self._slugs = {topic.slug for topic in catalog.topics}
+        self._lineage = lineage(catalog)
         self._lock = threading.Lock()
         self._momenta: tuple[date, datetime, dict[str, Momentum]] | None = None
         self._totals: dict[int, tuple[datetime, int]] = {}  # topic id -> (counted at, papers)
@@ -178,7 +180,8 @@ class TopicPages:
             last = max(1, math.ceil(total / self.per_page))
             if page > last:
                 raise PageOutOfRange(page, last)
-            items = _paper_items(session, found, self._links(rows))
+            home = topic.slug if topic.slug in self._slugs else None
+            items = _paper_items(session, found, self._links(rows), self._lineage, home)
         chart = weekly_chart(momentum.weekly)
         return TopicPage(_summary(topic, momentum), chart, items, total, page, last, period)
 
@@ -244,14 +247,24 @@ def _summary(topic: TopicDef, momentum: Momentum) -> TopicSummary:
 
 
 def _paper_items(
-    session: Session, papers: Sequence[Paper], links: dict[int, TopicRef]
+    session: Session,
+    papers: Sequence[Paper],
+    links: dict[int, TopicRef],
+    ancestors: Lineage,
+    home: str | None,
 ) -> tuple[PaperItem, ...]:
-    topic_ids = repo.paper_topics(session, [paper.id for paper in papers])
-    return tuple(_paper_item(paper, topic_ids[paper.id], links) for paper in papers)
+    """The papers as a page shows them, each with its specific tags (`shown_tags`)."""
+    scores = pages.paper_tag_scores(session, [paper.id for paper in papers])
+    by_slug = {link.slug: link for link in links.values()}
+    items = []
+    for paper in papers:
+        tagged = {links[i].slug: score for i, score in scores[paper.id].items() if i in links}
+        shown = shown_tags(tagged, ancestors, home=home)
+        items.append(_paper_item(paper, tuple(by_slug[slug] for slug in shown if slug in by_slug)))
+    return tuple(items)
 
 
-def _paper_item(paper: Paper, topic_ids: set[int], links: dict[int, TopicRef]) -> PaperItem:
-    topics = sorted((links[i] for i in topic_ids if i in links), key=lambda link: link.name)
+def _paper_item(paper: Paper, topics: tuple[TopicRef, ...]) -> PaperItem:
     return PaperItem(
         arxiv_id=paper.arxiv_id,
         title=clean_text(paper.title, TITLE_LIMIT) or paper.arxiv_id,
@@ -263,5 +276,5 @@ def _paper_item(paper: Paper, topic_ids: set[int], links: dict[int, TopicRef]) -
         authors=tuple(paper.authors),
         authors_line=authors_line(paper.authors),
         abstract=" ".join(paper.abstract.split())[:ABSTRACT_LIMIT],
-        topics=tuple(topics),
+        topics=topics,
     )

@@ -68,6 +68,21 @@ def period_topic_papers(
     return _papers(session, ids), total
 
 
+def paper_tag_scores(session: Session, paper_ids: list[int]) -> dict[int, dict[int, float]]:
+    """Per paper, each topic id it is tagged with and its best score over the tag's sources."""
+    scores: dict[int, dict[int, float]] = {paper_id: {} for paper_id in paper_ids}
+    if not paper_ids:
+        return scores
+    statement = (
+        select(PaperTopic.paper_id, PaperTopic.topic_id, func.max(PaperTopic.score))
+        .where(PaperTopic.paper_id.in_(paper_ids))
+        .group_by(PaperTopic.paper_id, PaperTopic.topic_id)
+    )
+    for paper_id, topic_id, score in session.execute(statement):
+        scores[paper_id][topic_id] = score
+    return scores
+
+
 def _papers(session: Session, ids: list[int]) -> list[Paper]:
     """The papers of `ids`, in that order."""
     if not ids:
