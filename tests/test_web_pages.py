@@ -10,9 +10,10 @@ from multidict import CIMultiDict
 from sqlmodel import Session
 
 from bot.web import CSP, Site
+from digests.chat.commands import Caller, CommandService
 from digests.messages.reports import topic_momenta
 from digests.messages.tags import lineage
-from tests.web_site import HOSTILE, NOW, seed, serving
+from tests.web_site import HOSTILE, NOW, seed, seed_trending, serving
 
 RL = "rl-for-llm-agents"
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -221,3 +222,19 @@ async def test_a_paper_shows_its_specific_tags_not_their_ancestors(
     for entry in etree.fromstring(feed.encode()).iter(f"{ATOM}entry"):
         terms = [c.get("term") for c in entry.iter(f"{ATOM}category") if "." not in c.get("term")]
         assert RL in terms and "llm-agents" not in terms and len(terms) <= 4
+
+
+async def test_trending_ranks_a_certain_rise_above_noisy_small_ones_as_the_chats_do(
+    engine, catalog, unused_tcp_port
+):
+    seed_trending(engine, catalog)
+    async with serving(engine, catalog, unused_tcp_port) as base:
+        _, _, body = await fetch(f"{base}/?sort=trending")
+    names = html.fromstring(body).xpath("//li[@class='topic']/h2/a/text()")
+    certain, noisy = names.index("RL for LLM Agents"), names.index("Sequential Decision Making")
+    assert certain < names.index("Automated Negotiation") < noisy  # up 200%, 400%, 800%
+    service = CommandService(lambda: Session(engine), catalog, clock=lambda: NOW)
+    caller = Caller(platform="telegram", chat_id="42", chat_kind="private")
+    reply = service.handle(caller, "trending").text
+    in_chat = [line.split(": ")[0] for line in reply.splitlines()]
+    assert in_chat == names[: len(in_chat)] and in_chat[0] == "RL for LLM Agents"

@@ -39,6 +39,7 @@ from digests.follows.service import at_limit, store_filter, too_many
 from digests.messages.digest import Digest
 from digests.messages.reports import build_digest, topic_momenta
 from digests.messages.tags import lineage
+from digests.signals.trending import trending_key
 from digests.store import channels, follow_filters, repo
 from digests.store.unit_of_work import unit_of_work
 from digests.topics.catalog import AmbiguousTopic, Catalog, TopicDef, UnknownTopic
@@ -380,7 +381,7 @@ class CommandService:
     def _trending(self, session: Session, caller: Caller, argument: str) -> Reply:
         momenta = topic_momenta(session, self.catalog.topics, as_of=self.clock().date())
         rising = [m for m in momenta.values() if m.rising]
-        rising.sort(key=lambda m: (m.change_pct or 0, m.count), reverse=True)
+        rising.sort(key=trending_key)
         if not rising:
             return Reply("No topic is rising right now.")
         return Reply("\n".join(f"{m.topic}: {m.line}" for m in rising[:10]))

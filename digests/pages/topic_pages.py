@@ -26,6 +26,7 @@ from digests.messages.tags import Lineage, lineage, shown_tags
 from digests.pages.addresses import Period, page_path
 from digests.pages.charts import Chart, sparkline_chart, weekly_chart
 from digests.signals.momentum import Momentum
+from digests.signals.trending import trending_key
 from digests.store import follow_filters, pages, repo
 from digests.store.models import Paper
 from digests.store.unit_of_work import SessionFactory
@@ -126,7 +127,7 @@ class TopicPages:
         momenta = self.momenta(now)
         topics = [_summary(topic, momenta[topic.slug]) for topic in self.catalog.topics]
         if trending:
-            topics.sort(key=lambda summary: trending_key(summary.momentum), reverse=True)
+            topics.sort(key=lambda summary: trending_key(summary.momentum))
         return topics
 
     def topic(
@@ -216,12 +217,6 @@ class TopicPages:
             for row in rows.values()
             if row.slug in self._slugs
         }
-
-
-def trending_key(momentum: Momentum) -> tuple[bool, int, int]:
-    """Rising topics (as `/trending` says) by their rise, then the others by paper count."""
-    rising = momentum.rising
-    return rising, (momentum.change_pct or 0) if rising else 0, momentum.count
 
 
 def authors_line(authors: Sequence[str], shown: int = AUTHORS_SHOWN) -> str:
