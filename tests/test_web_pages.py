@@ -238,3 +238,17 @@ async def test_trending_ranks_a_certain_rise_above_noisy_small_ones_as_the_chats
     reply = service.handle(caller, "trending").text
     in_chat = [line.split(": ")[0] for line in reply.splitlines()]
     assert in_chat == names[: len(in_chat)] and in_chat[0] == "RL for LLM Agents"
+
+
+async def test_without_bot_accounts_a_topic_page_says_exactly_what_to_type_to_follow(
+    engine, catalog, unused_tcp_port
+):
+    async with serving(engine, catalog, unused_tcp_port) as base:
+        _, _, body = await fetch(f"{base}/topics/{RL}")
+        _, _, css = await fetch(f"{base}/static/site.css")
+    page = html.fromstring(body)
+    (button,) = page.xpath("//a[@class='button' and text()='Follow this topic']")
+    (target,) = page.xpath(f"//*[@id='{button.get('href').removeprefix('#')}']")
+    assert target.xpath("string(code)") == "/follow RL for LLM Agents"
+    # The command is the whole of one element, which one click selects (user-select: all).
+    assert re.search(r"\.typed code \{[^}]*user-select: all", css)

@@ -79,6 +79,11 @@ class TopicPage:
     typed: str = ""  # a follow filter's page: what a chat types to follow it
 
     @property
+    def follow_text(self) -> str:
+        """What a chat types to follow this page's topic or filter."""
+        return self.typed or f"/follow {self.topic.name}"
+
+    @property
     def period_text(self) -> str:
         return period_text(self.period.start, self.period.end) if self.period else ""
 
