@@ -120,5 +120,6 @@ def build_app(
         per_topic_cap=settings.digest_papers_per_topic,
         grace=timedelta(hours=settings.digest_grace_hours),
         spike_settings=settings.spike,
+        public_url=settings.public_url,
     )
     return App(settings, engine, usecases, clock, sleep, arxiv_transport)

@@ -118,6 +118,7 @@ class UseCases:
         per_topic_cap: int = 5,
         grace: timedelta = DEFAULT_GRACE,
         spike_settings: SpikeSettings | None = None,
+        public_url: str | None = None,
     ) -> None:
         self.session_factory = session_factory
         self.catalog = catalog
@@ -128,7 +129,11 @@ class UseCases:
         self.grace = grace
         self.spike_settings = spike_settings or SpikeSettings()
         self.commands = CommandService(
-            session_factory, catalog, clock=clock, per_topic_cap=per_topic_cap
+            session_factory,
+            catalog,
+            clock=clock,
+            per_topic_cap=per_topic_cap,
+            public_url=public_url,
         )
         self.platforms: dict[str, Platform] = {}
 

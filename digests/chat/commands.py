@@ -14,9 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from urllib.parse import urlencode
 
 from sqlmodel import Session
 
+from digests.ask.questions import EXAMPLE, AskError, question_words, reply_text, split_ask
+from digests.ask.service import ask_topic
 from digests.chat.links import parse_start_payload
 from digests.delivery.digest_planning import followed_topics
 from digests.delivery.schedule import (
@@ -39,6 +42,7 @@ from digests.follows.service import at_limit, store_filter, too_many
 from digests.messages.digest import Digest
 from digests.messages.reports import build_digest, topic_momenta
 from digests.messages.tags import lineage
+from digests.pages.addresses import page_url
 from digests.signals.trending import trending_key
 from digests.store import channels, follow_filters, repo
 from digests.store.unit_of_work import unit_of_work
@@ -48,7 +52,11 @@ MAX_ARGUMENT = 200  # characters; longer arguments are refused, never cut and ap
 CHOICE_LIMIT = 100  # characters of a value offered to pick (Discord's limit)
 # On-demand commands that post much, once per chat per period. A repeat within it gets one
 # short notice, then silence until the period ends: a flood of them costs the chat one message.
-COOLDOWNS = {"digest": timedelta(minutes=10), "trending": timedelta(minutes=1)}
+COOLDOWNS = {
+    "digest": timedelta(minutes=10),
+    "trending": timedelta(minutes=1),
+    "ask": timedelta(minutes=1),
+}
 FOLLOW_MODES = ("weekly", "daily", "instant")
 
 
@@ -153,6 +161,11 @@ class Cooldowns:
         text = f"/{command} was used here {when}; it works again here in {wait} min."
         return Reply(text, ok=False, private=True, quiet=told)
 
+    def forgive(self, chat: tuple, command: str) -> None:
+        """`command` did not run in `chat` after all: it does not count."""
+        self._last.pop((*chat, command), None)
+        self._told.discard((*chat, command))
+
     def _forget_old(self, now: datetime) -> None:
         if len(self._last) > 10_000:
             longest = max(self.periods.values())
@@ -169,12 +182,14 @@ class CommandService:
         clock: Callable[[], datetime],
         per_topic_cap: int = 5,
         cooldowns: dict[str, timedelta] = COOLDOWNS,
+        public_url: str | None = None,
     ) -> None:
         self.session_factory = session_factory
         self.catalog = catalog
         self.clock = clock
         self.per_topic_cap = per_topic_cap
         self.cooldowns = Cooldowns(cooldowns)
+        self.public_url = public_url  # where /ask links to all of a search's results
 
     def handle(self, caller: Caller, command: str, argument: str = "") -> Reply:
         command, argument = command.lower().strip(), " ".join(argument.split())
@@ -195,6 +210,8 @@ class CommandService:
         with unit_of_work(self.session_factory) as session:
             notes = self._touch_channel(session, caller)
             reply = spec.handler(self, session, caller, argument)
+        if not reply.ok:  # a mistake costs no cooldown: the corrected command may run at once
+            self.cooldowns.forgive(chat, command)
         reply.notes[:0] = notes
         return reply
 
@@ -386,6 +403,31 @@ class CommandService:
             return Reply("No topic is rising right now.")
         return Reply("\n".join(f"{m.topic}: {m.line}" for m in rising[:10]))
 
+    def _ask(self, session: Session, caller: Caller, argument: str) -> Reply:
+        try:
+            named, question = split_ask(argument, self._names_topic)
+            words = question_words(question)
+        except AskError as error:
+            return Reply(str(error), ok=False, private=True)
+        topic = self.resolve(named)
+        if isinstance(topic, Reply):
+            names = ", ".join(choice.label for choice in topic.choices[:5])
+            text = topic.text.replace(" Did you mean one of these?", "")
+            hint = f" Did you mean {names}?" if names else ""
+            return Reply(f"{text}{hint} Ask as {EXAMPLE}", ok=False, private=True)
+        result = ask_topic(session, topic, question, words)
+        link = None
+        if self.public_url and result.total > len(result.answers):
+            link = f"{page_url(self.public_url, topic.slug)}?{urlencode({'q': question})}"
+        return Reply(reply_text(result, link))
+
+    def _names_topic(self, text: str) -> bool:
+        try:
+            self.catalog.resolve(text)
+        except UnknownTopic:
+            return False
+        return True
+
     def _digest(self, session: Session, caller: Caller, argument: str) -> Reply:
         digest = self.digest_for(session, self._channel(session, caller).id, now=self.clock())
         if digest is None:
@@ -552,7 +594,7 @@ COMMANDS: dict[str, Command] = {
             "follow",
             "follow a topic, a search, an author or an arXiv category: /follow RL for LLM Agents, "
             '/follow query: "world model" AND (agent OR agents) NOT survey, '
-            '/follow author: Sergey Levine, /follow category: cs.RO '
+            "/follow author: Sergey Levine, /follow category: cs.RO "
             "(add daily or instant for more often)",
             CommandService._follow,
             admins_only=True,
@@ -590,6 +632,18 @@ COMMANDS: dict[str, Command] = {
         ),
         Command("trending", "the topics rising fastest now", CommandService._trending),
         Command("digest", "send this chat's digest now", CommandService._digest),
+        Command(
+            "ask",
+            f"search a topic's papers: {EXAMPLE}",
+            CommandService._ask,
+            arguments=(
+                # One word: the question follows it without a colon (`digests.ask.questions`).
+                Argument(
+                    "topic", "The topic to search (start typing)", suggest=_catalog, one_word=True
+                ),
+                Argument("question", "Your question, e.g. which papers use a world model?"),
+            ),
+        ),
         Command(
             "schedule",
             "when the weekly digest comes: /schedule monday 09:00 Europe/Berlin",

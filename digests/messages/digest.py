@@ -134,6 +134,17 @@ def gist(abstract: str, limit: int = 200) -> str:
     return shorten(text, limit)
 
 
+def sentences(text: str) -> list[str]:
+    """The sentences of `text` (abbreviations and initials do not end one), on one line each."""
+    text = " ".join(text.split())
+    found, start = [], 0
+    for end in _sentence_ends(text):
+        found.append(text[start:end])
+        start = end + 1
+    found.append(text[start:])
+    return [sentence for sentence in found if sentence]
+
+
 def shorten(text: str, limit: int) -> str:
     """Cut `text` to at most `limit` characters at a word boundary, marking the cut with "…"."""
     if len(text) <= limit:

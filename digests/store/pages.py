@@ -35,7 +35,7 @@ def latest_topic_papers(session: Session, topic_id: int, *, offset: int, limit: 
         .offset(offset)
         .limit(limit)
     )
-    return _papers(session, list(session.execute(newest).scalars()))
+    return papers_in_order(session, list(session.execute(newest).scalars()))
 
 
 def period_topic_papers(
@@ -65,7 +65,7 @@ def period_topic_papers(
         .limit(limit)
     )
     ids = [paper_id for paper_id, _ in session.execute(newest)]
-    return _papers(session, ids), total
+    return papers_in_order(session, ids), total
 
 
 def paper_tag_scores(session: Session, paper_ids: list[int]) -> dict[int, dict[int, float]]:
@@ -83,7 +83,7 @@ def paper_tag_scores(session: Session, paper_ids: list[int]) -> dict[int, dict[i
     return scores
 
 
-def _papers(session: Session, ids: list[int]) -> list[Paper]:
+def papers_in_order(session: Session, ids: list[int]) -> list[Paper]:
     """The papers of `ids`, in that order."""
     if not ids:
         return []
