@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlencode
 
 import aiohttp
 from lxml import etree, html
@@ -13,6 +14,7 @@ from bot.web import CSP, Site
 from digests.chat.commands import Caller, CommandService
 from digests.messages.reports import topic_momenta
 from digests.messages.tags import lineage
+from tests.ask_papers import ANSWER_SENTENCE, ANSWER_TITLE, QUESTION, seed_ask_papers
 from tests.web_site import HOSTILE, NOW, seed, seed_trending, serving
 
 RL = "rl-for-llm-agents"
@@ -252,3 +254,46 @@ async def test_without_bot_accounts_a_topic_page_says_exactly_what_to_type_to_fo
     assert target.xpath("string(code)") == "/follow RL for LLM Agents"
     # The command is the whole of one element, which one click selects (user-select: all).
     assert re.search(r"\.typed code \{[^}]*user-select: all", css)
+
+
+async def test_the_ask_box_finds_the_paper_that_answers_first_with_its_sentence(
+    engine, catalog, unused_tcp_port
+):
+    seed_ask_papers(engine, catalog, now=NOW, filler=25)
+    async with serving(engine, catalog, unused_tcp_port) as base:
+        _, _, plain = await fetch(f"{base}/topics/{RL}")
+        form = html.fromstring(plain).xpath("//form[@id='ask']")[0]
+        query = urlencode({form.xpath("string(.//input/@name)"): QUESTION})
+        status, _, body = await fetch(f"{base}{form.get('action')}?{query}")
+        _, _, second = await fetch(f"{base}/topics/{RL}?{query}&page=2")
+    assert form.get("method") == "get"
+    page = html.fromstring(body)
+    assert status == 200 and page.xpath("string(//input[@id='q']/@value)") == QUESTION
+    assert page.xpath("string(//h2[@id='papers-heading']/span)") == "27"  # 2 + 25 of a reward
+    first = page.xpath("//li[@class='paper']")[0]
+    assert first.xpath("string(.//h3)") == ANSWER_TITLE
+    assert first.xpath("string(.//blockquote[@class='match'])") == ANSWER_SENTENCE
+    assert len(page.xpath("//li[@class='paper']")) == 20
+    assert len(html.fromstring(second).xpath("//li[@class='paper']")) == 7
+
+
+async def test_a_question_that_cannot_be_searched_gets_a_page_that_says_why(
+    engine, catalog, unused_tcp_port
+):
+    seed_ask_papers(engine, catalog, now=NOW)
+    tried = {
+        "common words only": "q=what+is+the",
+        "too long": "q=" + "reward+" * 60,
+        "with a period": f"q=reward&{urlencode({'from': '2026-09-01', 'to': '2026-09-07'})}",
+        "hostile": "q=%3Cscript%3Ealert(1)%3C/script%3E",
+    }
+    async with serving(engine, catalog, unused_tcp_port) as base:
+        answers = {name: await fetch(f"{base}/topics/{RL}?{q}") for name, q in tried.items()}
+        empty = await fetch(f"{base}/topics/{RL}?q=+")
+        unknown = await fetch(f"{base}/topics/quantum-basket-weaving?q=reward")
+    for name in ("common words only", "too long", "with a period"):
+        assert answers[name][0] == 400, name
+    assert "<script>alert" not in answers["hostile"][2]
+    assert "No paper of RL for LLM Agents matches" in answers["hostile"][2]
+    assert empty[0] == 301 and empty[1]["Location"] == f"/topics/{RL}"
+    assert unknown[0] == 404

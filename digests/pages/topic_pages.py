@@ -15,9 +15,12 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
+from urllib.parse import urlencode
 
 from sqlmodel import Session
 
+from digests.ask.questions import best_sentence, question_words
+from digests.ask.service import matching_papers
 from digests.follows.filters import FollowFilter
 from digests.messages.digest import TopicRef
 from digests.messages.layout import clean_text, link_url, long_date, period_text
@@ -52,6 +55,7 @@ class PaperItem:
     authors_line: str  # "A. One, B. Two, C. Three +5"
     abstract: str
     topics: tuple[TopicRef, ...]
+    match: str = ""  # with a question: the abstract's sentence that matches it best
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,7 @@ class TopicPage:
     pages: int
     period: Period | None = None
     typed: str = ""  # a follow filter's page: what a chat types to follow it
+    question: str = ""  # a search's page: what was asked (`?q=…`)
 
     @property
     def follow_text(self) -> str:
@@ -89,6 +94,8 @@ class TopicPage:
 
     def page_query(self, number: int) -> str:
         """The query string of page `number` of the same list."""
+        if self.question:
+            return f"?{urlencode({'q': self.question})}&page={number}"
         return f"?{self.period.query}&page={number}" if self.period else f"?page={number}"
 
 
@@ -142,6 +149,28 @@ class TopicPages:
         `UnknownTopic` or `PageOutOfRange`."""
         topic = self.find(slug)
         return self._page(topic, self.momenta(now)[topic.slug], page, now, period)
+
+    def ask(self, slug: str, *, question: str, page: int, now: datetime) -> TopicPage:
+        """One page of the topic's papers that match `question`, most relevant first, each with
+        its best-matching sentence; raises `AskError`, `UnknownTopic` or `PageOutOfRange`."""
+        words = question_words(question)
+        topic = self.find(slug)
+        momentum = self.momenta(now)[topic.slug]
+        with self.session_factory() as session:
+            offset = (page - 1) * self.per_page
+            found, total = matching_papers(
+                session, topic, words, offset=offset, limit=self.per_page
+            )
+            last = max(1, math.ceil(total / self.per_page))
+            if page > last:
+                raise PageOutOfRange(page, last)
+            items = _paper_items(
+                session, found, self._links(repo.topic_rows(session)), self._lineage, topic.slug
+            )
+        items = tuple(replace(item, match=best_sentence(item.abstract, words)) for item in items)
+        chart = weekly_chart(momentum.weekly)
+        summary = _summary(topic, momentum)
+        return TopicPage(summary, chart, items, total, page, last, question=question)
 
     def follow(
         self, slug: str, *, page: int, now: datetime, period: Period | None = None
