@@ -32,6 +32,12 @@ def test_a_rise_on_too_few_papers_never_tops_a_list_with_significant_rises():
     tiny = momentum("tiny", 2, 10)  # up 400%
     significant = [momentum("large", 70, 170), momentum("medium", 20, 60)]
     assert ranked(tiny, *significant)[-1] == "tiny"
+    # Even below a rise that is only just significant, and above no judged one.
+    assert ranked(tiny, momentum("barely", 100, 135), momentum("more", 1, 11)) == [
+        "barely",
+        "more",
+        "tiny",
+    ]
     assert set(ranked(momentum("few", 1, 9), tiny, *significant)[:2]) == {"large", "medium"}
 
 

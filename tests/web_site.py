@@ -56,10 +56,10 @@ async def serving(
         await runner.cleanup()
 
 
-# Papers in the four weeks before NOW and in the four weeks before those: a large, certain rise,
-# a noisy small one (fewer papers than a spike alert needs) and one just over that floor.
-TRENDING = {"RL for LLM Agents": (20, 60), "Sequential Decision Making": (1, 9)}
-TRENDING |= {"Automated Negotiation": (2, 10)}
+# Papers in the four weeks before those and in the four weeks before NOW: a large, certain rise
+# and two small noisy ones, with higher percentages on too few papers to judge.
+CERTAIN, NOISY = "World Model Learning", ("Sequential Decision Making", "Automated Negotiation")
+TRENDING = {CERTAIN: (20, 60), NOISY[0]: (1, 9), NOISY[1]: (2, 10)}
 BACKGROUND = 400  # papers in each window that no topic claims
 
 

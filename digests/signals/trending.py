@@ -9,9 +9,11 @@ four before, relative to all papers), from the spike detector's own test
 `digests.signals.spikes`) inverted at the spike detector's level. A rise is significant at that
 level exactly when its bound is above 1.
 
-Topics with too few papers to judge (fewer than a spike alert needs) come after every judged
-rising topic, whatever their percentage; topics that are not rising come last. The momentum line
-each topic shows is unchanged.
+Topics with too few papers to judge come after every judged rising topic, whatever their
+percentage: fewer than `JUDGED_FLOOR` papers in the last four weeks. From so few papers the
+bound is loose and swings with a paper or two (1 → 11 is "surely ×2.2", 2 → 10 "×1.3"), so a
+handful of papers could outrank a large, certain rise. Topics that are not rising come last. The
+momentum line each topic shows is unchanged.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from digests.signals.significance import binomial_upper_tail
 from digests.signals.spike_settings import SpikeSettings
 
 _SPIKES = SpikeSettings()
-JUDGED_FLOOR = _SPIKES.min_count  # papers in the last four weeks, as a spike alert needs
+# Papers in the last four weeks: twice what a spike alert needs.
+JUDGED_FLOOR = 2 * _SPIKES.min_count
 LEVEL = _SPIKES.fdr_q
 _STEPS = 40  # bisection steps: the bound to within 1e-12 of the share
 
