@@ -8,11 +8,10 @@ Chromium (headless, Playwright) loads the pages. Screenshots go to WEB_SCREENSHO
 else the test's temporary folder.
 """
 
+# ruff: noqa: F811 (the browser fixture is imported)
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, date, datetime
@@ -25,16 +24,14 @@ from bot.demo import load_corpus
 from digests.messages.tags import lineage
 from digests.papers.ingest import ingest_records, sync_catalog
 from digests.signals.trending import JUDGED_FLOOR
-from digests.store.engine import open_engine, upgrade_schema
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
-from tests.test_web_browser import (
-    START_SECONDS,
+from tests.test_web_browser import (  # noqa: F401 (browser is a fixture)
     Visit,
+    browser,
     chromium_or_skip,
-    free_port,
-    sync_api,
-    wait_for_port,
+    digestbot_run,
+    sqlite_store,
 )
 from tests.web_site import CERTAIN, NOISY, seed_trending
 
@@ -66,41 +63,14 @@ def seed_real_weeks(engine, catalog: Catalog, *, now: datetime) -> None:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     chromium_or_skip()
     folder = tmp_path_factory.mktemp("web-seed")
-    url = f"sqlite:///{folder / 'digestbot.db'}"
-    engine = open_engine(url)
-    upgrade_schema(engine)
+    url, engine = sqlite_store(folder)
     catalog = Catalog.load()
     now = datetime.now(UTC)
     seed_real_weeks(engine, catalog, now=now)
     seed_trending(engine, catalog, now=now)
     engine.dispose()
-    port = free_port()
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "DISCORD_"))},
-        "DATABASE_URL": url,
-        "WEB_PORT": str(port),
-        "WEB_HOST": "127.0.0.1",
-        "ARXIV_API_URL": "http://127.0.0.1:9/api",  # nothing listens: no ingest leaves the host
-        "ARXIV_RSS_URL": "http://127.0.0.1:9/rss",
-    }
-    command = [sys.executable, "-m", "bot", "run"]
-    with subprocess.Popen(command, cwd=folder, env=env, stderr=subprocess.PIPE) as bot:
-        try:
-            wait_for_port(port, bot, START_SECONDS)
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            bot.terminate()
-            bot.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def browser(site) -> Iterator:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=chromium_or_skip(), args=["--no-sandbox"]
-        )
-        yield browser
-        browser.close()
+    with digestbot_run(folder, url) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
