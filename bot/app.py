@@ -15,6 +15,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from bot.arxiv import ArxivClient
+from bot.ask_llm import ask_writer
 from bot.settings import Settings
 from digests.delivery.sending import Dispatcher
 from digests.store.engine import open_engine, upgrade_schema
@@ -121,5 +122,6 @@ def build_app(
         grace=timedelta(hours=settings.digest_grace_hours),
         spike_settings=settings.spike,
         public_url=settings.public_url,
+        answer_writer=ask_writer(settings),
     )
     return App(settings, engine, usecases, clock, sleep, arxiv_transport)

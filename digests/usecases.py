@@ -23,6 +23,7 @@ from typing import Protocol
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from digests.ask.answering import AnswerWriter
 from digests.chat.commands import Caller, CommandService, Reply
 from digests.delivery.alert_planning import ALERT_WINDOW, PlannedAlert, plan_alerts
 from digests.delivery.digest_planning import (
@@ -119,6 +120,7 @@ class UseCases:
         grace: timedelta = DEFAULT_GRACE,
         spike_settings: SpikeSettings | None = None,
         public_url: str | None = None,
+        answer_writer: AnswerWriter | None = None,
     ) -> None:
         self.session_factory = session_factory
         self.catalog = catalog
@@ -134,6 +136,7 @@ class UseCases:
             clock=clock,
             per_topic_cap=per_topic_cap,
             public_url=public_url,
+            answer_writer=answer_writer,
         )
         self.platforms: dict[str, Platform] = {}
 

@@ -46,6 +46,7 @@ class Answer:
     url: str
     published: date
     sentence: str  # of its abstract, the one with the most of the question's words
+    abstract: str = ""  # whole, for a written answer (`digests.ask.answering`)
 
 
 @dataclass(frozen=True)
@@ -103,15 +104,19 @@ def best_sentence(abstract: str, words: Sequence[str], limit: int = SENTENCE_LIM
     return shorten(best, limit)
 
 
-def reply_text(result: AskResult, all_results_url: str | None = None) -> str:
-    """The answer as a chat shows it: the best papers with their sentence, and where the rest
-    are."""
+def reply_text(
+    result: AskResult, all_results_url: str | None = None, written: str | None = None
+) -> str:
+    """The answer as a chat shows it: a `written` answer citing the papers by number, when
+    there is one, then the best papers with their sentence, and where the rest are."""
     asked = shorten(result.question, 120)
     if not result.answers:
         return f"No paper of {result.topic.name} matches “{asked}”. Try other words."
     shown = len(result.answers)
     head = f"{result.topic.name}: {result.total:,} papers match “{asked}”"
     lines = [head + (f"; the best {shown}:" if result.total > shown else ":")]
+    if written:
+        lines.append(f"In short (written by a language model from these papers): {written}")
     for number, answer in enumerate(result.answers, start=1):
         lines.append(f"{number}. {shorten(answer.title, TITLE_LIMIT)} {answer.url}")
         if answer.sentence:

@@ -34,6 +34,7 @@ def ask_topic(session: Session, topic: TopicDef, question: str, words: list[str]
             url=link_url(paper.abs_url, paper.arxiv_id),
             published=paper.published_on,
             sentence=best_sentence(paper.abstract, words),
+            abstract=paper.abstract,
         )
         for paper in papers
     )

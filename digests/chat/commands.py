@@ -18,7 +18,15 @@ from urllib.parse import urlencode
 
 from sqlmodel import Session
 
-from digests.ask.questions import EXAMPLE, AskError, question_words, reply_text, split_ask
+from digests.ask.answering import AnswerWriter, answer_messages, grounded
+from digests.ask.questions import (
+    EXAMPLE,
+    AskError,
+    AskResult,
+    question_words,
+    reply_text,
+    split_ask,
+)
 from digests.ask.service import ask_topic
 from digests.chat.links import parse_start_payload
 from digests.delivery.digest_planning import followed_topics
@@ -91,6 +99,8 @@ class Reply:
     digest: Digest | None = None
     notes: list[str] = field(default_factory=list)
     quiet: bool = False  # answer only where nobody else sees it (Discord), else not at all
+    # Work left for after the transaction (a network call), which gives the final reply.
+    finish: Callable[[], Reply] | None = None
 
 
 Handler = Callable[["CommandService", Session, Caller, str], Reply]
@@ -183,6 +193,7 @@ class CommandService:
         per_topic_cap: int = 5,
         cooldowns: dict[str, timedelta] = COOLDOWNS,
         public_url: str | None = None,
+        answer_writer: AnswerWriter | None = None,
     ) -> None:
         self.session_factory = session_factory
         self.catalog = catalog
@@ -190,6 +201,7 @@ class CommandService:
         self.per_topic_cap = per_topic_cap
         self.cooldowns = Cooldowns(cooldowns)
         self.public_url = public_url  # where /ask links to all of a search's results
+        self.answer_writer = answer_writer  # /ask's written answer; None: no network call
 
     def handle(self, caller: Caller, command: str, argument: str = "") -> Reply:
         command, argument = command.lower().strip(), " ".join(argument.split())
@@ -212,6 +224,8 @@ class CommandService:
             reply = spec.handler(self, session, caller, argument)
         if not reply.ok:  # a mistake costs no cooldown: the corrected command may run at once
             self.cooldowns.forgive(chat, command)
+        if reply.finish is not None:
+            reply = reply.finish()
         reply.notes[:0] = notes
         return reply
 
@@ -419,7 +433,16 @@ class CommandService:
         link = None
         if self.public_url and result.total > len(result.answers):
             link = f"{page_url(self.public_url, topic.slug)}?{urlencode({'q': question})}"
-        return Reply(reply_text(result, link))
+        reply = Reply(reply_text(result, link))
+        if self.answer_writer is not None and result.answers:
+            reply.finish = lambda: Reply(reply_text(result, link, self._written(result)))
+        return reply
+
+    def _written(self, result: AskResult) -> str | None:
+        """An answer from the writer, kept when it cites only the papers found."""
+        papers = [(answer.title, answer.abstract) for answer in result.answers]
+        written = self.answer_writer(answer_messages(result.question, papers))
+        return grounded(written, len(papers))
 
     def _names_topic(self, text: str) -> bool:
         try:
