@@ -67,6 +67,16 @@ def corpus_store(corpus: Path = CORPUS, *, say=print) -> Engine:
     partial.unlink(missing_ok=True)
     started = time.perf_counter()
     engine = open_engine(f"sqlite:///{partial}")
+    count = ingest_corpus(engine, corpus)
+    engine.dispose()
+    partial.rename(path)
+    seconds = time.perf_counter() - started
+    say(f"real corpus store: {count:,} papers tagged into {path} in {seconds:.0f} s")
+    return open_engine(f"sqlite:///{path}")
+
+
+def ingest_corpus(engine: Engine, corpus: Path = CORPUS) -> int:
+    """Migrate the store of `engine` and ingest the corpus into it; returns the papers read."""
     upgrade_schema(engine)
     catalog = Catalog.load()
     tagger = Tagger(catalog)
@@ -77,8 +87,4 @@ def corpus_store(corpus: Path = CORPUS, *, say=print) -> Engine:
             batch = feed.records[start : start + BATCH]
             ingest_records(session, batch, tagger=tagger, catalog=catalog, now=BUILT_AT)
             session.commit()
-    engine.dispose()
-    partial.rename(path)
-    seconds = time.perf_counter() - started
-    say(f"real corpus store: {len(feed.records):,} papers tagged into {path} in {seconds:.0f} s")
-    return open_engine(f"sqlite:///{path}")
+    return len(feed.records)

@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from bot.arxiv import ArxivClient
+from bot.ask_llm import ask_writer
 from bot.settings import Settings
 from bot.version import installed_version
 from digests.delivery.sending import Dispatcher
@@ -113,5 +114,7 @@ def build_app(
         per_topic_cap=settings.digest_papers_per_topic,
         grace=timedelta(hours=settings.digest_grace_hours),
         spike_settings=settings.spike,
+        public_url=settings.public_url,
+        answer_writer=ask_writer(settings),
     )
     return App(settings, engine, usecases, clock, sleep, arxiv_transport)

@@ -1,12 +1,17 @@
-"""`digestbot demo`: replay the bundled corpus of generated papers and print a digest.
+"""`digestbot demo`: replay real arXiv papers of late 2025 and print the week's digest.
 
-It runs offline with no configuration. Papers go into a temporary SQLite file that is deleted
-afterwards, never into the configured DATABASE_URL, and nothing touches the network.
+The bundled corpus (`digests/data/real_corpus.jsonl.xz`, provenance in `real_corpus.md`) holds
+the metadata of every paper arXiv listed in cs.AI, cs.CL, cs.CV and cs.GR in the last 16 weeks
+of 2025. The demo replays it a week at a time, as a weekly ingest would have tagged it, and
+prints the digest of RL for LLM Agents for the week to 2025-12-28, with its momentum line and
+12-week chart. It runs offline with no configuration. Papers go into a temporary SQLite file
+that is deleted afterwards, never into the configured DATABASE_URL, and nothing touches the
+network. (The generated corpus, `demo_corpus.jsonl.gz`, stays for tests and scale benches.)
 """
 
 from __future__ import annotations
 
-import gzip
+import lzma
 import tempfile
 import time as clock
 from collections import defaultdict
@@ -25,16 +30,17 @@ from digests.store import repo
 from digests.store.unit_of_work import unit_of_work
 from digests.topics.catalog import UnknownTopic
 
-CORPUS = "demo_corpus.jsonl.gz"
+CORPUS = "real_corpus.jsonl.xz"
 TOPIC = "rl-for-llm-agents"
-# Replayed papers are tagged in the evening of their first-version day, like a daily ingest.
+WEEK_END = date(2025, 12, 28)  # the Sunday ending the demo's digest week
+# Replayed papers are tagged on the evening of their week's last day, like a weekly ingest.
 INGEST_TIME = time(21, 0)
 
 
 def load_corpus() -> list[PaperRecord]:
-    """The generated papers shipped in the package, oldest first."""
+    """The real papers shipped in the package, oldest first."""
     data = (resources.files("digests") / "data" / CORPUS).read_bytes()
-    parsed = parse_jsonl(gzip.decompress(data))
+    parsed = parse_jsonl(lzma.decompress(data))
     if parsed.skipped:
         first = parsed.skipped[0]
         raise RuntimeError(f"{CORPUS}: {first.where}: {first.reason}")
@@ -42,15 +48,21 @@ def load_corpus() -> list[PaperRecord]:
 
 
 def replay(app: App, records: list[PaperRecord]) -> dict[date, int]:
-    """Ingest `records` one first-version day at a time; returns papers per day."""
-    by_day: dict[date, list[PaperRecord]] = defaultdict(list)
+    """Ingest `records` a week (Monday to Sunday) at a time, each on its week's last day;
+    returns papers per first-version day."""
+    last = max(record.first_version_date for record in records)
+    by_week: dict[date, list[PaperRecord]] = defaultdict(list)
     for record in records:
-        by_day[record.first_version_date].append(record)
-    for day, day_records in sorted(by_day.items()):
-        now = datetime.combine(day, INGEST_TIME, tzinfo=UTC)
+        day = record.first_version_date
+        by_week[min(day + timedelta(days=6 - day.weekday()), last)].append(record)
+    for sunday, week in sorted(by_week.items()):
+        now = datetime.combine(sunday, INGEST_TIME, tzinfo=UTC)
         with unit_of_work(app.session) as session:
-            ingest_records(session, day_records, tagger=app.tagger, catalog=app.catalog, now=now)
-    return {day: len(day_records) for day, day_records in by_day.items()}
+            ingest_records(session, week, tagger=app.tagger, catalog=app.catalog, now=now)
+    days: dict[date, int] = defaultdict(int)
+    for record in records:
+        days[record.first_version_date] += 1
+    return dict(days)
 
 
 def run_demo(settings: Settings) -> int:
@@ -81,19 +93,22 @@ def _run(app: App, records: list[PaperRecord]) -> int:
     started = clock.perf_counter()
     days = replay(app, records)
     elapsed = clock.perf_counter() - started
-    end = max(days)
+    end = WEEK_END
     with app.session() as session:
         topics_tagged = repo.tagged_topic_count(session)
     digest = app.usecases.digest([topic], since=end - timedelta(days=6), until=end)
     categories = {category for record in records for category in record.categories}
-    print("digestbot demo: GENERATED papers, not real ones (titles, authors and ids are made up)")
     print(
-        f"Loaded {len(records):,} papers first published {period_text(first_day, end)} "
+        "digestbot demo: real arXiv papers (metadata of arXiv's daily listings, CC0; "
+        "provenance in digests/data/real_corpus.md)"
+    )
+    print(
+        f"Loaded {len(records):,} papers first published {period_text(first_day, max(days))} "
         f"({len(days)} days, {len(categories)} arXiv categories), tagged into "
         f"{topics_tagged} topics."
     )
     print(
-        f"Replayed day by day into a temporary SQLite database in {elapsed:.1f} s "
+        f"Replayed week by week into a temporary SQLite database in {elapsed:.1f} s "
         f"({len(records) / elapsed:,.0f} papers/s); it is deleted on exit."
     )
     print(f"\nWhat a channel following {topic.name} gets for the week to {long_date(end)}:\n")

@@ -19,7 +19,7 @@ HEAD_TIMEOUT = 10.0  # seconds
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
-        "form-action 'none'; frame-ancestors 'none'"
+        "form-action 'self'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",

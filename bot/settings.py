@@ -81,6 +81,13 @@ class Settings(BaseSettings):
     # Where readers reach the pages (https://digests.example.org): digests link to them.
     public_url: str | None = None
 
+    # /ask's optional written answer: an OpenAI-compatible endpoint (…/v1) and model; off
+    # unless both are set, and then it is given the question and the five abstracts found.
+    ask_llm_url: str | None = None
+    ask_llm_model: str | None = Field(default=None, min_length=1, max_length=200)
+    ask_llm_api_key: SecretStr | None = None
+    ask_llm_timeout: float = Field(default=20.0, gt=0, le=120)
+
     telegram_token: SecretStr | None = None
     telegram_api_url: str = "https://api.telegram.org"
     # When set, Telegram pushes updates to this public URL instead of being long-polled.
@@ -197,6 +204,17 @@ class Settings(BaseSettings):
         if password := urlsplit(self.database_url).password:
             found += [password, unquote(password)]  # as written, and as the server sees it
         return [secret for secret in found if secret]
+
+    @field_validator("ask_llm_url")
+    @classmethod
+    def _ask_llm_url(cls, value: str | None) -> str | None:
+        return None if value is None else _url(value, ("http", "https"))
+
+    @model_validator(mode="after")
+    def _ask_llm_both_or_neither(self) -> Settings:
+        if (self.ask_llm_url is None) != (self.ask_llm_model is None):
+            raise ValueError("ASK_LLM_URL and ASK_LLM_MODEL go together: set both, or neither")
+        return self
 
     @model_validator(mode="after")
     def _lease_outlives_tick(self) -> Settings:

@@ -19,12 +19,14 @@ from datetime import datetime
 from functools import partial
 from importlib import resources
 from typing import Protocol
+from urllib.parse import quote
 
 from aiohttp import web
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from bot.app import App
 from bot.http_server import SECURITY_HEADERS, secure
+from digests.ask.questions import AskError
 from digests.chat.links import discord_install_link, telegram_follow_link
 from digests.pages.addresses import Period, PeriodError, parse_period
 from digests.pages.atom import topic_feed
@@ -48,6 +50,7 @@ MAX_PAGE_DIGITS = 6
 PAGE_THREADS = 4
 PAGE_BACKLOG = 256
 BUSY_RETRY_SECONDS = 5
+MAX_QUESTION = 200  # characters of `?q=…`, as a chat's /ask takes
 # A Host header the feed may name itself by: a host name or a bracketed IPv6, and a port.
 _HOST = re.compile(r"((?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}|\[[0-9A-Fa-f:.]+\])(:[0-9]+)?")
 
@@ -155,7 +158,43 @@ def web_app(
         return response(await readers.read(index_page))
 
     async def topic(request: web.Request) -> web.Response:
+        if "q" in request.query:
+            return await asked(request)
         return await topic_or_follow(request, pages.topic)
+
+    async def asked(request: web.Request) -> web.Response:
+        """A topic's papers that match `?q=…`, most relevant first."""
+        slug, number, question = (
+            request.match_info["slug"],
+            _page_number(request),
+            _question(request),
+        )
+        if number is None:
+            return refused(400, "No such page", "The page number must be a whole number from 1.")
+        if question is None:
+            message = f"Ask in words, at most {MAX_QUESTION} characters, and without from= or to=."
+            return refused(400, "No such question", message)
+        if not question:
+            return _moved(f"/topics/{quote(slug, safe='')}")
+
+        def answered() -> tuple[TopicPage, str]:  # in the pages' threads, as every page
+            page = pages.ask(slug, question=question, page=number, now=clock())
+            if page.topic.slug != slug:
+                return page, ""  # moved: answered with its new address
+            return page, render("topic.html", page=page, follow=site.follow_links(page))
+
+        try:
+            page, body = await readers.read(answered)
+        except AskError:
+            message = "That question has no word to search for; use the words a paper would."
+            return refused(400, "Nothing to search for", message)
+        except UnknownTopic as error:
+            return not_found(error)
+        except PageOutOfRange as error:
+            return refused(404, "No such page", f"These papers end on page {error.last:,}.")
+        if not body:
+            return _moved(page.topic.path + page.page_query(page.page))
+        return response(body)
 
     async def follow(request: web.Request) -> web.Response:
         return await topic_or_follow(request, pages.follow)
@@ -273,6 +312,14 @@ def topic_pages_app(app: App) -> web.Application:
         discord_application=None if application is None else str(application),
     )
     return web_app(TopicPages(app.session, app.catalog), clock=app.clock, site=site)
+
+
+def _question(request: web.Request) -> str | None:
+    """`?q=…` on one line; None when it is too long or comes with a period."""
+    question = " ".join(request.query.get("q", "").split())
+    if len(question) > MAX_QUESTION or "from" in request.query or "to" in request.query:
+        return None
+    return question
 
 
 def _page_number(request: web.Request) -> int | None:

@@ -23,6 +23,7 @@ from typing import Protocol
 from sqlalchemy.exc import IntegrityError, InternalError, OperationalError
 from sqlmodel import Session
 
+from digests.ask.answering import AnswerWriter
 from digests.chat.commands import Caller, CommandService, Reply
 from digests.chat.updates import UpdateInbox
 from digests.delivery.alert_planning import ALERT_WINDOW, PlannedAlert, plan_alerts
@@ -44,7 +45,12 @@ from digests.health import STORE_TROUBLE, first_line
 from digests.messages.alert import SpikeAlert
 from digests.messages.digest import Digest
 from digests.messages.layout import period_text
-from digests.messages.reports import as_topics, build_digest, followed_momentum
+from digests.messages.reports import (
+    as_topics,
+    build_digest,
+    followed_momentum,
+)
+from digests.messages.tags import lineage
 from digests.papers.feeds import BATCH_SIZE, ParsedFeed, Skip
 from digests.papers.ingest import (
     IngestReport,
@@ -119,6 +125,8 @@ class UseCases:
         per_topic_cap: int = 5,
         grace: timedelta = DEFAULT_GRACE,
         spike_settings: SpikeSettings | None = None,
+        public_url: str | None = None,
+        answer_writer: AnswerWriter | None = None,
     ) -> None:
         self.session_factory = session_factory
         self.catalog = catalog
@@ -130,7 +138,13 @@ class UseCases:
         self.spike_settings = spike_settings or SpikeSettings()
         self.health = self.dispatcher.health  # sends' outcomes tell whether a platform is up
         self.commands = CommandService(
-            session_factory, catalog, clock=clock, per_topic_cap=per_topic_cap, health=self.health
+            session_factory,
+            catalog,
+            clock=clock,
+            per_topic_cap=per_topic_cap,
+            health=self.health,
+            public_url=public_url,
+            answer_writer=answer_writer,
         )
         self.platforms: dict[str, Platform] = {}
         self.inbox = UpdateInbox(session_factory, clock=clock, receiver=self.dispatcher.worker)
@@ -484,7 +498,12 @@ class UseCases:
         with self.session_factory() as session:  # never committed: filters are looked up only
             topics = as_topics(session, followed, as_of=until)
             return build_digest(
-                session, topics, since=since, until=until, per_topic_cap=self.per_topic_cap
+                session,
+                topics,
+                since=since,
+                until=until,
+                per_topic_cap=self.per_topic_cap,
+                ancestors=lineage(self.catalog),
             )
 
     def momentum(self, followed: TopicDef | FollowFilter, *, as_of: date) -> Momentum:

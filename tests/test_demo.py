@@ -1,9 +1,11 @@
-"""`digestbot demo` and the corpus of generated papers it ships with."""
+"""`digestbot demo` on the real papers it ships with, and the generated corpus kept for tests
+and scale benches."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import lzma
 import os
 import re
 import subprocess
@@ -14,13 +16,18 @@ from pathlib import Path
 import pytest
 
 from digests.papers.feeds import parse_jsonl
+from tests.shared_data import shared_dir
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / "digests" / "data" / "demo_corpus.jsonl.gz"
 SCRIPT = REPO / "scripts" / "make_demo_corpus.py"
-DEMO_TIMEOUT = 120  # seconds; the demo takes well under 10 on a 2-core machine
+REAL_CORPUS = REPO / "digests" / "data" / "real_corpus.jsonl.xz"
+REAL_SCRIPT = REPO / "scripts" / "make_real_demo_corpus.py"
+DEMO_TIMEOUT = 120  # seconds; the demo takes about 9 on a 2-core machine
 
-MOMENTUM = re.compile(r"([\d,]+) papers in the last four weeks, up ([\d,]+)% on the four weeks")
+MOMENTUM = re.compile(r"([\d,]+) papers in the last four weeks, (up|down) ([\d,]+)% on the four")
+# A real paper of the week to 2025-12-28 that the catalog files under RL for LLM Agents.
+KNOWN_TITLE = "MolAct: An Agentic RL Framework for Molecular Editing and Property Optimization"
 HISTOGRAM_ROW = re.compile(r"^\s+[A-Z][a-z]{2} \d{2} █* *\s+[\d,]+$")
 
 
@@ -58,32 +65,53 @@ def section(output: str, heading: str) -> list[str]:
     return lines[start + 1 : end]
 
 
-def test_demo_runs_offline_with_zero_configuration(demo):
+def test_demo_runs_offline_with_zero_configuration_on_real_papers(demo):
     result, _ = demo
     assert result.returncode == 0, result.stderr
-    assert "GENERATED papers" in result.stdout
+    assert "real arXiv papers" in result.stdout and "CC0" in result.stdout
 
 
-def test_demo_shows_rl_for_llm_agents_rising(demo):
+def test_demo_shows_the_real_digest_of_rl_for_llm_agents_for_the_week_to_dec_28(demo):
     result, _ = demo
-    momentum = MOMENTUM.search("\n".join(section(result.stdout, "RL for LLM Agents")))
-    assert momentum, result.stdout
-    assert int(momentum.group(2).replace(",", "")) >= 50
+    assert "Dec 22 – Dec 28, 2025" in result.stdout
+    lines = section(result.stdout, "RL for LLM Agents")
+    assert MOMENTUM.search("\n".join(lines)), result.stdout
+    assert KNOWN_TITLE in result.stdout
+    assert "https://arxiv.org/abs/2512.20135" in result.stdout
 
 
-def test_demo_draws_the_twelve_week_histogram(demo):
+def test_demo_draws_the_twelve_week_histogram_to_the_digest_week(demo):
     result, _ = demo
     lines = section(result.stdout, "RL for LLM Agents")
     rows = [line for line in lines if HISTOGRAM_ROW.match(line)]
     assert len(rows) == 12, result.stdout
-    counts = [int(row.split()[-1].replace(",", "")) for row in rows]
-    assert counts[-1] == max(counts) > counts[0]
+    assert rows[0].split()[:2] == ["Oct", "06"] and rows[-1].split()[:2] == ["Dec", "22"]
 
 
 def test_demo_lists_papers_with_arxiv_links(demo):
     result, _ = demo
     links = re.findall(r"https://arxiv\.org/abs/\d{4}\.\d{5}\b", result.stdout)
-    assert links, result.stdout
+    assert len(links) == 5, result.stdout
+
+
+def test_the_real_corpus_is_exactly_what_the_script_cuts_from_the_shared_data(tmp_path):
+    source = shared_dir("data", "arxiv-real", pattern="ai-2025.jsonl.gz") / "ai-2025.jsonl.gz"
+    fresh = tmp_path / "real.jsonl.xz"
+    command = [sys.executable, str(REAL_SCRIPT), "--source", str(source), "--out", str(fresh)]
+    subprocess.run(command, check=True, timeout=120, capture_output=True)
+    assert fresh.read_bytes() == REAL_CORPUS.read_bytes()
+
+
+def test_the_real_corpus_is_the_last_16_weeks_of_2025_with_arxiv_fields_only():
+    lines = lzma.decompress(REAL_CORPUS.read_bytes()).splitlines()
+    papers = [json.loads(line) for line in lines]
+    assert {tuple(sorted(p)) for p in papers} == {
+        ("abstract", "authors", "categories", "id", "published", "title")
+    }
+    days = sorted(p["published"] for p in papers)
+    assert days[0] >= "2025-09-11" and "2025-12-28" <= days[-1] <= "2025-12-31"
+    note = (REAL_CORPUS.parent / "real_corpus.md").read_text()
+    assert "CC0" in note and "make_real_demo_corpus.py" in note
 
 
 def test_demo_leaves_no_database_or_temporary_files_behind(demo):

@@ -18,11 +18,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from sqlalchemy import Engine
 from sqlmodel import Session
 
 from digests.follows.filters import parse_filter
@@ -75,9 +77,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, s
     momentum line of RL, the search's)."""
     chromium_or_skip()
     folder = tmp_path_factory.mktemp("web-run")
-    url = f"sqlite:///{folder / 'digestbot.db'}"
-    engine = open_engine(url)
-    upgrade_schema(engine)
+    url, engine = sqlite_store(folder)
     catalog = Catalog.load()
     now = datetime.now(UTC)
     seed(engine, catalog, now=now)
@@ -86,22 +86,39 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, s
         momenta = topic_momenta(session, [*catalog.topics, search], as_of=now.date())
     line, search_line = momenta[RL].line, momenta[search.slug].line
     engine.dispose()
+    with digestbot_run(
+        folder, url, TELEGRAM_BOT_USERNAME=BOT, DISCORD_APPLICATION_ID=APPLICATION
+    ) as base:
+        yield base, line, search_line
+
+
+def sqlite_store(folder: Path) -> tuple[str, Engine]:
+    """A new SQLite store in `folder`, migrated: its URL and an engine."""
+    url = f"sqlite:///{folder / 'digestbot.db'}"
+    engine = open_engine(url)
+    upgrade_schema(engine)
+    return url, engine
+
+
+@contextmanager
+def digestbot_run(folder: Path, database_url: str, **settings: str) -> Iterator[str]:
+    """`digestbot run` serving the store at `database_url` with `settings` added, until the
+    block ends; yields the pages' base URL."""
     port = free_port()
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "DISCORD_"))},
-        "DATABASE_URL": url,
+        "DATABASE_URL": database_url,
         "WEB_PORT": str(port),
         "WEB_HOST": "127.0.0.1",
-        "TELEGRAM_BOT_USERNAME": BOT,
-        "DISCORD_APPLICATION_ID": APPLICATION,
         "ARXIV_API_URL": "http://127.0.0.1:9/api",  # nothing listens: no ingest leaves the host
         "ARXIV_RSS_URL": "http://127.0.0.1:9/rss",
+        **settings,
     }
     command = [sys.executable, "-m", "bot", "run"]
     with subprocess.Popen(command, cwd=folder, env=env, stderr=subprocess.PIPE) as bot:
         try:
             wait_for_port(port, bot, START_SECONDS)
-            yield f"http://127.0.0.1:{port}", line, search_line
+            yield f"http://127.0.0.1:{port}"
         finally:
             bot.terminate()
             bot.wait(timeout=30)

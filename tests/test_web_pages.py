@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlencode
 
 import aiohttp
 from lxml import etree, html
@@ -10,8 +11,11 @@ from multidict import CIMultiDict
 from sqlmodel import Session
 
 from bot.web import CSP, Site
+from digests.chat.commands import Caller, CommandService
 from digests.messages.reports import topic_momenta
-from tests.web_site import HOSTILE, NOW, seed, serving
+from digests.messages.tags import lineage
+from tests.ask_papers import ANSWER_SENTENCE, ANSWER_TITLE, QUESTION, seed_ask_papers
+from tests.web_site import CERTAIN, HOSTILE, NOISY, NOW, seed, seed_trending, serving
 
 RL = "rl-for-llm-agents"
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -201,3 +205,94 @@ async def test_digestbot_run_serves_the_pages_and_health_on_one_port(
     assert len(servers) == 1
     assert page[0] == 200 and "RL for LLM Agents" in page[2]
     assert health[0] == 200 and '"status": "ok"' in health[2]
+
+
+async def test_a_paper_shows_its_specific_tags_not_their_ancestors(
+    engine, catalog, unused_tcp_port
+):
+    seed(engine, catalog)
+    async with serving(engine, catalog, unused_tcp_port) as base:
+        _, _, body = await fetch(f"{base}/topics/{RL}")
+        _, _, feed = await fetch(f"{base}/topics/{RL}.atom")
+    ancestors = lineage(catalog)
+    for paper in html.fromstring(body).xpath("//li[@class='paper']"):
+        slugs = [
+            href.removeprefix("/topics/") for href in paper.xpath(".//ul[@class='tags']//a/@href")
+        ]
+        assert RL in slugs and 1 <= len(slugs) <= 4
+        assert not {a for slug in slugs for a in ancestors[slug]} & set(slugs)
+    for entry in etree.fromstring(feed.encode()).iter(f"{ATOM}entry"):
+        terms = [c.get("term") for c in entry.iter(f"{ATOM}category") if "." not in c.get("term")]
+        assert RL in terms and "llm-agents" not in terms and len(terms) <= 4
+
+
+async def test_trending_ranks_a_certain_rise_above_noisy_small_ones_as_the_chats_do(
+    engine, catalog, unused_tcp_port
+):
+    seed_trending(engine, catalog)
+    async with serving(engine, catalog, unused_tcp_port) as base:
+        _, _, body = await fetch(f"{base}/?sort=trending")
+    names = html.fromstring(body).xpath("//li[@class='topic']/h2/a/text()")
+    assert names[0] == CERTAIN  # up 200%, against 800% and 400% on 9 and 10 papers
+    assert set(names[1:3]) == set(NOISY)
+    service = CommandService(lambda: Session(engine), catalog, clock=lambda: NOW)
+    caller = Caller(platform="telegram", chat_id="42", chat_kind="private")
+    reply = service.handle(caller, "trending").text
+    assert [line.split(": ")[0] for line in reply.splitlines()] == names[:3]
+
+
+async def test_without_bot_accounts_a_topic_page_says_exactly_what_to_type_to_follow(
+    engine, catalog, unused_tcp_port
+):
+    async with serving(engine, catalog, unused_tcp_port) as base:
+        _, _, body = await fetch(f"{base}/topics/{RL}")
+        _, _, css = await fetch(f"{base}/static/site.css")
+    page = html.fromstring(body)
+    (button,) = page.xpath("//a[@class='button' and text()='Follow this topic']")
+    (target,) = page.xpath(f"//*[@id='{button.get('href').removeprefix('#')}']")
+    assert target.xpath("string(code)") == "/follow RL for LLM Agents"
+    # The command is the whole of one element, which one click selects (user-select: all).
+    assert re.search(r"\.typed code \{[^}]*user-select: all", css)
+
+
+async def test_the_ask_box_finds_the_paper_that_answers_first_with_its_sentence(
+    engine, catalog, unused_tcp_port
+):
+    seed_ask_papers(engine, catalog, now=NOW, filler=25)
+    async with serving(engine, catalog, unused_tcp_port) as base:
+        _, _, plain = await fetch(f"{base}/topics/{RL}")
+        form = html.fromstring(plain).xpath("//form[@id='ask']")[0]
+        query = urlencode({form.xpath("string(.//input/@name)"): QUESTION})
+        status, _, body = await fetch(f"{base}{form.get('action')}?{query}")
+        _, _, second = await fetch(f"{base}/topics/{RL}?{query}&page=2")
+    assert form.get("method") == "get"
+    page = html.fromstring(body)
+    assert status == 200 and page.xpath("string(//input[@id='q']/@value)") == QUESTION
+    assert page.xpath("string(//h2[@id='papers-heading']/span)") == "27"  # 2 + 25 of a reward
+    first = page.xpath("//li[@class='paper']")[0]
+    assert first.xpath("string(.//h3)") == ANSWER_TITLE
+    assert first.xpath("string(.//blockquote[@class='match'])") == ANSWER_SENTENCE
+    assert len(page.xpath("//li[@class='paper']")) == 20
+    assert len(html.fromstring(second).xpath("//li[@class='paper']")) == 7
+
+
+async def test_a_question_that_cannot_be_searched_gets_a_page_that_says_why(
+    engine, catalog, unused_tcp_port
+):
+    seed_ask_papers(engine, catalog, now=NOW)
+    tried = {
+        "common words only": "q=what+is+the",
+        "too long": "q=" + "reward+" * 60,
+        "with a period": f"q=reward&{urlencode({'from': '2026-09-01', 'to': '2026-09-07'})}",
+        "hostile": "q=%3Cscript%3Ealert(1)%3C/script%3E",
+    }
+    async with serving(engine, catalog, unused_tcp_port) as base:
+        answers = {name: await fetch(f"{base}/topics/{RL}?{q}") for name, q in tried.items()}
+        empty = await fetch(f"{base}/topics/{RL}?q=+")
+        unknown = await fetch(f"{base}/topics/quantum-basket-weaving?q=reward")
+    for name in ("common words only", "too long", "with a period"):
+        assert answers[name][0] == 400, name
+    assert "<script>alert" not in answers["hostile"][2]
+    assert "No paper of RL for LLM Agents matches" in answers["hostile"][2]
+    assert empty[0] == 301 and empty[1]["Location"] == f"/topics/{RL}"
+    assert unknown[0] == 404

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine
 from sqlmodel import Session
@@ -15,8 +15,10 @@ from bot.web import Site, web_app
 from digests.follows.filters import FollowFilter, parse_filter
 from digests.follows.service import store_filter
 from digests.pages.topic_pages import TopicPages
+from digests.papers.ingest import ingest_records, sync_catalog
 from digests.topics.catalog import Catalog
-from tests.papers import seed_agent_papers
+from digests.topics.tagger import Tagger
+from tests.papers import paper_record, seed_agent_papers
 
 NOW = datetime(2026, 9, 25, 12, tzinfo=UTC)
 HOSTILE = "<script>alert(1)</script> & <b>bold</b> @everyone"
@@ -52,3 +54,36 @@ async def serving(
         yield f"http://127.0.0.1:{port}"
     finally:
         await runner.cleanup()
+
+
+# Papers in the four weeks before those and in the four weeks before NOW: a large, certain rise
+# and two small noisy ones, with higher percentages on too few papers to judge.
+CERTAIN, NOISY = "World Model Learning", ("Sequential Decision Making", "Automated Negotiation")
+TRENDING = {CERTAIN: (20, 60), NOISY[0]: (1, 9), NOISY[1]: (2, 10)}
+BACKGROUND = 400  # papers in each window that no topic claims
+
+
+def seed_trending(engine: Engine, catalog: Catalog, *, now: datetime = NOW) -> None:
+    """The rises of `TRENDING` over a steady volume of all papers, as of `now`."""
+    records, n = [], 0
+    spread = [(topic, before, after) for topic, (before, after) in TRENDING.items()]
+    spread.append(("", BACKGROUND, BACKGROUND))
+    for topic, before, after in spread:
+        for window, count in ((1, after), (29, before)):
+            for i in range(count):
+                n += 1
+                records.append(
+                    paper_record(
+                        n,
+                        now - timedelta(days=window + i % 27),
+                        title=f"Observations number {n}",
+                        abstract="We report measurements of a quantity.",
+                        categories=("cs.AI",) if topic else ("astro-ph.GA",),
+                        upstream_topics=(topic,) if topic else (),
+                    )
+                )
+    tagger = Tagger(catalog)
+    with Session(engine) as session:
+        sync_catalog(session, catalog=catalog, tagger=tagger, now=now)
+        ingest_records(session, records, tagger=tagger, catalog=catalog, now=now)
+        session.commit()

@@ -14,10 +14,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from urllib.parse import urlencode
 
 from sqlalchemy.exc import InternalError, OperationalError
 from sqlmodel import Session
 
+from digests.ask.answering import AnswerWriter, answer_messages, grounded
+from digests.ask.questions import (
+    EXAMPLE,
+    AskError,
+    AskResult,
+    question_words,
+    reply_text,
+    split_ask,
+)
+from digests.ask.service import ask_topic
 from digests.chat.links import parse_start_payload
 from digests.delivery.digest_planning import followed_topics
 from digests.delivery.schedule import (
@@ -40,6 +51,9 @@ from digests.follows.service import at_limit, store_filter, too_many
 from digests.health import STORE_TROUBLE, HealthFacts, first_line
 from digests.messages.digest import Digest
 from digests.messages.reports import build_digest, topic_momenta
+from digests.messages.tags import lineage
+from digests.pages.addresses import page_url
+from digests.signals.trending import trending_key
 from digests.store import channels, follow_filters, repo
 from digests.store.unit_of_work import unit_of_work
 from digests.text_hygiene import unsafe_character, without_controls
@@ -49,7 +63,11 @@ MAX_ARGUMENT = 200  # characters; longer arguments are refused, never cut and ap
 CHOICE_LIMIT = 100  # characters of a value offered to pick (Discord's limit)
 # On-demand commands that post much, once per chat per period. A repeat within it gets one
 # short notice, then silence until the period ends: a flood of them costs the chat one message.
-COOLDOWNS = {"digest": timedelta(minutes=10), "trending": timedelta(minutes=1)}
+COOLDOWNS = {
+    "digest": timedelta(minutes=10),
+    "trending": timedelta(minutes=1),
+    "ask": timedelta(minutes=1),
+}
 FOLLOW_MODES = ("weekly", "daily", "instant")
 
 
@@ -84,6 +102,8 @@ class Reply:
     digest: Digest | None = None
     notes: list[str] = field(default_factory=list)
     quiet: bool = False  # answer only where nobody else sees it (Discord), else not at all
+    # Work left for after the transaction (a network call), which gives the final reply.
+    finish: Callable[[], Reply] | None = None
 
 
 Handler = Callable[["CommandService", Session, Caller, str], Reply]
@@ -154,6 +174,11 @@ class Cooldowns:
         text = f"/{command} was used here {when}; it works again here in {wait} min."
         return Reply(text, ok=False, private=True, quiet=told)
 
+    def forgive(self, chat: tuple, command: str) -> None:
+        """`command` did not run in `chat` after all: it does not count."""
+        self._last.pop((*chat, command), None)
+        self._told.discard((*chat, command))
+
     def _forget_old(self, now: datetime) -> None:
         if len(self._last) > 10_000:
             longest = max(self.periods.values())
@@ -171,6 +196,8 @@ class CommandService:
         per_topic_cap: int = 5,
         cooldowns: dict[str, timedelta] = COOLDOWNS,
         health: HealthFacts | None = None,
+        public_url: str | None = None,
+        answer_writer: AnswerWriter | None = None,
     ) -> None:
         self.health = health if health is not None else HealthFacts()
         self.session_factory = session_factory
@@ -178,6 +205,8 @@ class CommandService:
         self.clock = clock
         self.per_topic_cap = per_topic_cap
         self.cooldowns = Cooldowns(cooldowns)
+        self.public_url = public_url  # where /ask links to all of a search's results
+        self.answer_writer = answer_writer  # /ask's written answer; None: no network call
 
     def handle(self, caller: Caller, command: str, argument: str = "") -> Reply:
         if unsafe := unsafe_character(command + argument):
@@ -210,6 +239,10 @@ class CommandService:
             self.health.store_failed(first_line(error))
             return Reply(f"Sorry: {STORE_TROUBLE}.", ok=False, private=True)
         self.health.store_written()
+        if not reply.ok:  # a mistake costs no cooldown: the corrected command may run at once
+            self.cooldowns.forgive(chat, command)
+        if reply.finish is not None:
+            reply = reply.finish()
         reply.notes[:0] = notes
         return reply
 
@@ -396,10 +429,44 @@ class CommandService:
     def _trending(self, session: Session, caller: Caller, argument: str) -> Reply:
         momenta = topic_momenta(session, self.catalog.topics, as_of=self.clock().date())
         rising = [m for m in momenta.values() if m.rising]
-        rising.sort(key=lambda m: (m.change_pct or 0, m.count), reverse=True)
+        rising.sort(key=trending_key)
         if not rising:
             return Reply("No topic is rising right now.")
         return Reply("\n".join(f"{m.topic}: {m.line}" for m in rising[:10]))
+
+    def _ask(self, session: Session, caller: Caller, argument: str) -> Reply:
+        try:
+            named, question = split_ask(argument, self._names_topic)
+            words = question_words(question)
+        except AskError as error:
+            return Reply(str(error), ok=False, private=True)
+        topic = self.resolve(named)
+        if isinstance(topic, Reply):
+            names = ", ".join(choice.label for choice in topic.choices[:5])
+            text = topic.text.replace(" Did you mean one of these?", "")
+            hint = f" Did you mean {names}?" if names else ""
+            return Reply(f"{text}{hint} Ask as {EXAMPLE}", ok=False, private=True)
+        result = ask_topic(session, topic, question, words)
+        link = None
+        if self.public_url and result.total > len(result.answers):
+            link = f"{page_url(self.public_url, topic.slug)}?{urlencode({'q': question})}"
+        reply = Reply(reply_text(result, link))
+        if self.answer_writer is not None and result.answers:
+            reply.finish = lambda: Reply(reply_text(result, link, self._written(result)))
+        return reply
+
+    def _written(self, result: AskResult) -> str | None:
+        """An answer from the writer, kept when it cites only the papers found."""
+        papers = [(answer.title, answer.abstract) for answer in result.answers]
+        written = self.answer_writer(answer_messages(result.question, papers))
+        return grounded(written, len(papers))
+
+    def _names_topic(self, text: str) -> bool:
+        try:
+            self.catalog.resolve(text)
+        except UnknownTopic:
+            return False
+        return True
 
     def _digest(self, session: Session, caller: Caller, argument: str) -> Reply:
         digest = self.digest_for(session, self._channel(session, caller).id, now=self.clock())
@@ -419,6 +486,7 @@ class CommandService:
             until=until,
             per_topic_cap=self.per_topic_cap,
             feedback=channel_feedback(session, channel_id),
+            ancestors=lineage(self.catalog),
         )
 
     def _schedule(self, session: Session, caller: Caller, argument: str) -> Reply:
@@ -604,6 +672,18 @@ COMMANDS: dict[str, Command] = {
         ),
         Command("trending", "the topics rising fastest now", CommandService._trending),
         Command("digest", "send this chat's digest now", CommandService._digest),
+        Command(
+            "ask",
+            f"search a topic's papers: {EXAMPLE}",
+            CommandService._ask,
+            arguments=(
+                # One word: the question follows it without a colon (`digests.ask.questions`).
+                Argument(
+                    "topic", "The topic to search (start typing)", suggest=_catalog, one_word=True
+                ),
+                Argument("question", "Your question, e.g. which papers use a world model?"),
+            ),
+        ),
         Command(
             "schedule",
             "when the weekly digest comes: /schedule monday 09:00 Europe/Berlin",

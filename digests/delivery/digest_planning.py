@@ -24,6 +24,7 @@ from digests.feedback.votes import ChannelFeedback, feedback_of_channels
 from digests.follows.filters import FollowFilter
 from digests.messages.digest import Digest
 from digests.messages.reports import build_digest
+from digests.messages.tags import lineage
 from digests.papers.records import as_utc
 from digests.store import channels, deliveries, follow_filters, schedules
 from digests.store.bulk import chunks
@@ -144,6 +145,7 @@ def _plan_batch(
             since=start,
             until=end,
             per_topic_cap=per_topic_cap,
+            ancestors=lineage(catalog),
         )
         planned.append(PlannedDigest(channel_id, platforms[channel_id], occurrence, digest))
     return planned
@@ -214,6 +216,7 @@ def plan_instant(
                 until=now.date(),
                 per_topic_cap=per_topic_cap,
                 tagged_after=since,
+                ancestors=lineage(catalog),
             )
             if not digest.is_empty:
                 occurrence = Occurrence(

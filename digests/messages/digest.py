@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
+from digests.messages.tags import shown_tags
 from digests.signals.momentum import Momentum, sparkline
 
 
@@ -77,8 +78,13 @@ def compose_digest(
     hidden: Collection[tuple[str, str]] = frozenset(),
     preference: Mapping[str, float] | None = None,
     note: str = "",
+    ancestors: Mapping[str, Collection[str]] | None = None,
 ) -> Digest:
     """Group `papers` under `followed` topics; `momenta` is keyed by topic slug.
+
+    Each paper is listed "also in" its other followed topics that `shown_tags` shows: with
+    `ancestors` (slug -> its ancestors' slugs), never an ancestor of its section's topic or of
+    another one listed, and at most three.
 
     A channel's votes adjust it: `hidden` (arXiv id, slug) pairs are left out of that topic,
     and `preference` (arXiv id -> the channel model's score) ranks each topic's papers first.
@@ -98,7 +104,9 @@ def compose_digest(
             continue
         # max() keeps the first of equal scores, so ties go to the earlier-followed topic.
         home = max(matched, key=paper.scores.__getitem__)
-        also_in = tuple(topics[order[slug]].name for slug in matched if slug != home)
+        scores = {slug: paper.scores[slug] for slug in matched}
+        shown = shown_tags(scores, ancestors or {}, home=home)
+        also_in = tuple(topics[order[slug]].name for slug in shown if slug != home)
         placed[home].append((paper, also_in))
     sections = tuple(
         _section(topic, placed[topic.slug], momenta[topic.slug], per_topic_cap, preference or {})
@@ -124,6 +132,17 @@ def gist(abstract: str, limit: int = 200) -> str:
             text = text[:end]
             break
     return shorten(text, limit)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of `text` (abbreviations and initials do not end one), on one line each."""
+    text = " ".join(text.split())
+    found, start = [], 0
+    for end in _sentence_ends(text):
+        found.append(text[start:end])
+        start = end + 1
+    found.append(text[start:])
+    return [sentence for sentence in found if sentence]
 
 
 def shorten(text: str, limit: int) -> str:

@@ -11,6 +11,7 @@ from sqlmodel import Session
 from digests.follows.filters import FollowFilter
 from digests.follows.service import store_filter
 from digests.messages.digest import Digest, DigestPaper, TopicRef, compose_digest
+from digests.messages.tags import Lineage
 from digests.signals.momentum import HISTOGRAM_WEEKS, Momentum, compute_momentum, window_bounds
 from digests.store import repo
 from digests.store.models import Paper
@@ -94,11 +95,13 @@ def build_digest(
     per_topic_cap: int = 5,
     tagged_after: datetime | None = None,
     feedback: ChannelFeedback | None = None,
+    ancestors: Lineage | None = None,
 ) -> Digest:
     """The digest for `followed` topics over the days since..until (inclusive).
 
     `tagged_after` narrows it to papers tagged after that moment (instant deliveries);
-    `feedback`, a channel's votes, hides its off-topic papers and ranks by its model.
+    `feedback`, a channel's votes, hides its off-topic papers and ranks by its model;
+    `ancestors` (`digests.messages.tags.lineage`) keeps a topic's ancestors out of "also in".
     """
     rows = repo.topic_rows(session)
     known = [topic for topic in followed if topic.slug in rows]
@@ -131,4 +134,5 @@ def build_digest(
         hidden=hidden,
         preference=preference,
         note=note,
+        ancestors=ancestors,
     )

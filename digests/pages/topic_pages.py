@@ -15,16 +15,21 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
+from urllib.parse import urlencode
 
 from sqlmodel import Session
 
+from digests.ask.questions import best_sentence, question_words
+from digests.ask.service import matching_papers
 from digests.follows.filters import FollowFilter
 from digests.messages.digest import TopicRef
 from digests.messages.layout import clean_text, link_url, long_date, period_text
 from digests.messages.reports import NEWS_AGE_DAYS, day_end, day_start, topic_momenta
+from digests.messages.tags import Lineage, lineage, shown_tags
 from digests.pages.addresses import Period, page_path
 from digests.pages.charts import Chart, sparkline_chart, weekly_chart
 from digests.signals.momentum import Momentum
+from digests.signals.trending import trending_key
 from digests.store import follow_filters, pages, repo
 from digests.store.models import Paper
 from digests.store.unit_of_work import SessionFactory
@@ -51,6 +56,7 @@ class PaperItem:
     authors_line: str  # "A. One, B. Two, C. Three +5"
     abstract: str
     topics: tuple[TopicRef, ...]
+    match: str = ""  # with a question: the abstract's sentence that matches it best
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,12 @@ class TopicPage:
     pages: int
     period: Period | None = None
     typed: str = ""  # a follow filter's page: what a chat types to follow it
+    question: str = ""  # a search's page: what was asked (`?q=…`)
+
+    @property
+    def follow_text(self) -> str:
+        """What a chat types to follow this page's topic or filter."""
+        return self.typed or f"/follow {self.topic.name}"
 
     @property
     def period_text(self) -> str:
@@ -83,6 +95,8 @@ class TopicPage:
 
     def page_query(self, number: int) -> str:
         """The query string of page `number` of the same list."""
+        if self.question:
+            return f"?{urlencode({'q': self.question})}&page={number}"
         return f"?{self.period.query}&page={number}" if self.period else f"?page={number}"
 
 
@@ -108,6 +122,7 @@ class TopicPages:
         self.catalog = catalog
         self.per_page = per_page
         self._slugs = {topic.slug for topic in catalog.topics}
+        self._lineage = lineage(catalog)
         self._lock = threading.Lock()
         self._momenta: tuple[date, datetime, dict[str, Momentum]] | None = None
         self._totals: dict[int, tuple[datetime, int]] = {}  # topic id -> (counted at, papers)
@@ -125,7 +140,7 @@ class TopicPages:
         momenta = self.momenta(now)
         topics = [_summary(topic, momenta[topic.slug]) for topic in self.catalog.topics]
         if trending:
-            topics.sort(key=lambda summary: trending_key(summary.momentum), reverse=True)
+            topics.sort(key=lambda summary: trending_key(summary.momentum))
         return topics
 
     def topic(
@@ -135,6 +150,28 @@ class TopicPages:
         `UnknownTopic` or `PageOutOfRange`."""
         topic = self.find(slug)
         return self._page(topic, self.momenta(now)[topic.slug], page, now, period)
+
+    def ask(self, slug: str, *, question: str, page: int, now: datetime) -> TopicPage:
+        """One page of the topic's papers that match `question`, most relevant first, each with
+        its best-matching sentence; raises `AskError`, `UnknownTopic` or `PageOutOfRange`."""
+        words = question_words(question)
+        topic = self.find(slug)
+        momentum = self.momenta(now)[topic.slug]
+        with self.session_factory() as session:
+            offset = (page - 1) * self.per_page
+            found, total = matching_papers(
+                session, topic, words, offset=offset, limit=self.per_page
+            )
+            last = max(1, math.ceil(total / self.per_page))
+            if page > last:
+                raise PageOutOfRange(page, last)
+            items = _paper_items(
+                session, found, self._links(repo.topic_rows(session)), self._lineage, topic.slug
+            )
+        items = tuple(replace(item, match=best_sentence(item.abstract, words)) for item in items)
+        chart = weekly_chart(momentum.weekly)
+        summary = _summary(topic, momentum)
+        return TopicPage(summary, chart, items, total, page, last, question=question)
 
     def follow(
         self, slug: str, *, page: int, now: datetime, period: Period | None = None
@@ -179,7 +216,8 @@ class TopicPages:
             last = max(1, math.ceil(total / self.per_page))
             if page > last:
                 raise PageOutOfRange(page, last)
-            items = _paper_items(session, found, self._links(rows))
+            home = topic.slug if topic.slug in self._slugs else None
+            items = _paper_items(session, found, self._links(rows), self._lineage, home)
         chart = weekly_chart(momentum.weekly)
         return TopicPage(_summary(topic, momentum), chart, items, total, page, last, period)
 
@@ -216,12 +254,6 @@ class TopicPages:
         }
 
 
-def trending_key(momentum: Momentum) -> tuple[bool, int, int]:
-    """Rising topics (as `/trending` says) by their rise, then the others by paper count."""
-    rising = momentum.rising
-    return rising, (momentum.change_pct or 0) if rising else 0, momentum.count
-
-
 def authors_line(authors: Sequence[str], shown: int = AUTHORS_SHOWN) -> str:
     """ "A. One, B. Two, C. Three +5", as the seed pages write it."""
     names = [name for name in (" ".join(author.split()) for author in authors) if name]
@@ -245,14 +277,24 @@ def _summary(topic: TopicDef, momentum: Momentum) -> TopicSummary:
 
 
 def _paper_items(
-    session: Session, papers: Sequence[Paper], links: dict[int, TopicRef]
+    session: Session,
+    papers: Sequence[Paper],
+    links: dict[int, TopicRef],
+    ancestors: Lineage,
+    home: str | None,
 ) -> tuple[PaperItem, ...]:
-    topic_ids = repo.paper_topics(session, [paper.id for paper in papers])
-    return tuple(_paper_item(paper, topic_ids[paper.id], links) for paper in papers)
+    """The papers as a page shows them, each with its specific tags (`shown_tags`)."""
+    scores = pages.paper_tag_scores(session, [paper.id for paper in papers])
+    by_slug = {link.slug: link for link in links.values()}
+    items = []
+    for paper in papers:
+        tagged = {links[i].slug: score for i, score in scores[paper.id].items() if i in links}
+        shown = shown_tags(tagged, ancestors, home=home)
+        items.append(_paper_item(paper, tuple(by_slug[slug] for slug in shown if slug in by_slug)))
+    return tuple(items)
 
 
-def _paper_item(paper: Paper, topic_ids: set[int], links: dict[int, TopicRef]) -> PaperItem:
-    topics = sorted((links[i] for i in topic_ids if i in links), key=lambda link: link.name)
+def _paper_item(paper: Paper, topics: tuple[TopicRef, ...]) -> PaperItem:
     return PaperItem(
         arxiv_id=paper.arxiv_id,
         title=clean_text(paper.title, TITLE_LIMIT) or paper.arxiv_id,
@@ -264,5 +306,5 @@ def _paper_item(paper: Paper, topic_ids: set[int], links: dict[int, TopicRef]) -
         authors=tuple(without_controls(name) for name in paper.authors),
         authors_line=authors_line([without_controls(name) for name in paper.authors]),
         abstract=" ".join(without_controls(paper.abstract).split())[:ABSTRACT_LIMIT],
-        topics=tuple(topics),
+        topics=topics,
     )

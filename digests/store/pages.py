@@ -35,7 +35,7 @@ def latest_topic_papers(session: Session, topic_id: int, *, offset: int, limit: 
         .offset(offset)
         .limit(limit)
     )
-    return _papers(session, list(session.execute(newest).scalars()))
+    return papers_in_order(session, list(session.execute(newest).scalars()))
 
 
 def period_topic_papers(
@@ -65,10 +65,25 @@ def period_topic_papers(
         .limit(limit)
     )
     ids = [paper_id for paper_id, _ in session.execute(newest)]
-    return _papers(session, ids), total
+    return papers_in_order(session, ids), total
 
 
-def _papers(session: Session, ids: list[int]) -> list[Paper]:
+def paper_tag_scores(session: Session, paper_ids: list[int]) -> dict[int, dict[int, float]]:
+    """Per paper, each topic id it is tagged with and its best score over the tag's sources."""
+    scores: dict[int, dict[int, float]] = {paper_id: {} for paper_id in paper_ids}
+    if not paper_ids:
+        return scores
+    statement = (
+        select(PaperTopic.paper_id, PaperTopic.topic_id, func.max(PaperTopic.score))
+        .where(PaperTopic.paper_id.in_(paper_ids))
+        .group_by(PaperTopic.paper_id, PaperTopic.topic_id)
+    )
+    for paper_id, topic_id, score in session.execute(statement):
+        scores[paper_id][topic_id] = score
+    return scores
+
+
+def papers_in_order(session: Session, ids: list[int]) -> list[Paper]:
     """The papers of `ids`, in that order."""
     if not ids:
         return []

@@ -1,0 +1,1 @@
+"""Ask about a topic: its papers ranked by relevance to a question."""
