@@ -99,6 +99,12 @@ ROUND2_PER_TOPIC = {"agents": 50, "language": 40, "vision": 40}
 ROUND2_HEADLINE = (200, 80)  # tagged, near misses
 NEAR_MISS = 0.25  # how far below its threshold a probability counts as a near miss
 ROUND3_FLOOR, ROUND3_BELOW = 0.1, 100  # round 3: all from this probability up, a sample below
+# Forward rounds (4 and up) judge one newer month for every topic of a family: per topic,
+# samples of the papers the shipped tagger tags, of its near misses and of the lexical-only
+# papers; the headline topic larger; and a uniform sample of the month.
+FORWARD_PER_TOPIC = (12, 6, 5)  # tagged, near misses, lexical only
+FORWARD_HEADLINE = (40, 25, 15)
+FORWARD_RANDOM = 40
 
 
 def load_corpus(path: Path) -> list[dict]:
@@ -148,6 +154,14 @@ def draw(
             tagged = [i for i in fresh if slug in tags[i]]
             worded = [i for i in fresh if slug not in tags[i] and lexical.search(text[i])]
             pool_all.update(tagged, worded)
+            if round_ >= 4:
+                n_tagged, n_near, n_worded = (
+                    FORWARD_HEADLINE if slug == HEADLINE[0] else FORWARD_PER_TOPIC
+                )
+                take(tagged, n_tagged)
+                take(near_misses(tagger, [by_id[i] for i in fresh], slug), n_near)
+                take(worded, n_worded)
+                continue
             if round_ == 3:
                 if slug == HEADLINE[0]:
                     above, below = probable(tagger, [by_id[i] for i in fresh], slug)
@@ -166,6 +180,8 @@ def draw(
                 n_tagged, n_worded = HEADLINE[1:]
             take(tagged, n_tagged)
             take(worded, n_worded)
+        if round_ >= 4:
+            take(fresh, FORWARD_RANDOM)
         if round_ == 1:
             n_pool, n_corpus = PER_FAMILY[family]
             take(sorted(pool_all), n_pool)
@@ -257,7 +273,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="folder for the batches")
     parser.add_argument("--merge", nargs=2, type=Path, metavar=("BATCHES", "LABELS"))
     parser.add_argument("--agreement", action="store_true", help="gold vs a second reading")
-    parser.add_argument("--round", type=int, choices=(1, 2, 3), default=1, dest="round_")
+    parser.add_argument("--round", type=int, default=1, dest="round_", help="1-3; 4 and up: forward")
+    parser.add_argument("--month", help="only papers published in this month (YYYY-MM)")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--seed", type=int, default=2025)
     parser.add_argument("--model", type=Path, help="round 2: the learned tier to draw from")
@@ -271,8 +288,12 @@ def main() -> None:
     if args.out is None:
         parser.error("--out or --merge is needed")
     corpus = load_corpus(args.corpus)
+    if args.month:
+        corpus = [p for p in corpus if p["published"].startswith(args.month)]
     by_id = {p["id"]: p for p in corpus}
-    model = TopicModel.load(args.model) if args.round_ > 1 else None
+    model = None
+    if args.round_ > 1:
+        model = TopicModel.load(args.model)
     tagger = Tagger(Catalog.load(), model=model)
     chosen = draw(corpus, judged_ids(GOLD), args.round_, args.seed, tagger)
     args.out.mkdir(parents=True, exist_ok=True)

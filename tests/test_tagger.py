@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import time
 
 import pytest
 
 from digests.topics.catalog import Catalog, TopicDef
 from digests.topics.tagger import Tagger, TagScore
+from tests.shared_data import shared_dir
 
 # Abstracts written for these tests; each is plainly from a field with no agents in it, and
 # several carry words that a careless matcher would take for agent or RL vocabulary.
@@ -381,3 +384,48 @@ def test_the_version_changes_with_the_rules_the_model_and_the_threshold(catalog)
     assert shipped.version != Tagger(catalog, threshold=0.4).version
     other = Catalog([*catalog.topics[:-1]])
     assert Tagger(other).version != shipped.version
+
+
+def real_2026_papers(*ids: str) -> dict[str, tuple[str, str, list[str]]]:
+    folder = shared_dir("data", "arxiv-real", pattern="ai-2026q1.jsonl.gz")
+    wanted = {}
+    with gzip.open(folder / "ai-2026q1.jsonl.gz", "rt", encoding="utf-8") as lines:
+        for line in lines:
+            paper = json.loads(line)
+            if paper["id"] in ids:
+                wanted[paper["id"]] = (paper["title"], paper["abstract"], paper["categories"])
+    assert set(wanted) == set(ids)
+    return wanted
+
+
+def test_a_head_word_in_the_title_of_a_confident_parents_paper_tags_the_rules_topic(
+    tagger: Tagger,
+) -> None:
+    # Real 2026 papers whose titles say "Diffusion" without any phrase of Diffusion Models'
+    # rules ("diffusion model", "latent diffusion", ...), all confidently Generative Models.
+    papers = real_2026_papers("2602.09510", "2601.22135", "2603.04565")
+    for title, abstract, categories in papers.values():
+        tags = slugs(tagger.tag(title, abstract, categories))
+        assert {"diffusion-models", "generative-models"} <= tags, title
+
+
+def test_a_head_word_is_no_evidence_without_a_confident_parent_or_under_an_exclude(
+    tagger: Tagger,
+) -> None:
+    # Diffusion MRI harmonisation, an advection-diffusion fluid model, diffusion geometry.
+    papers = real_2026_papers("2603.17968", "2601.03397", "2601.04517")
+    for title, abstract, categories in papers.values():
+        assert "diffusion-models" not in slugs(tagger.tag(title, abstract, categories)), title
+
+
+def test_a_title_naming_a_rules_topic_outright_is_not_vetoed_by_a_broader_model(
+    tagger: Tagger,
+) -> None:
+    # "EndoCoT: Scaling Endogenous Chain-of-Thought Reasoning in Diffusion Models": the
+    # Generative Models model turns it down; the title still names Diffusion Models.
+    ((title, abstract, categories),) = real_2026_papers("2603.12252").values()
+    tags = slugs(tagger.tag(title, abstract, categories))
+    explained = tagger.explain(title, abstract, categories, "generative-models")
+    assert explained.probability is not None and explained.probability < explained.threshold
+    assert "diffusion-models" in tags
+    assert "generative-models" not in tags  # the broader model's no stands: no roll-up
