@@ -1,6 +1,6 @@
 """The learned tagging tier: per-topic linear models over TF-IDF terms, with calibrated scores.
 
-`scripts/train_tagger.py` (the `train` extra, scikit-learn) builds the artefact
+`digestbot train` (the `train` extra, scikit-learn) builds the artefact
 `digests/data/topic_model.json.gz` from real arXiv papers and the gold set's dev split; this
 module only reads it, with NumPy. For each modelled topic it holds a weight per vocabulary term
 and a bias, giving the topic's decision value; a Platt calibration that turns the decision
