@@ -61,6 +61,9 @@ DECISIONS = "3"  # how rules, model and roll-ups combine; part of `Tagger.versio
 # A rules-only topic's head words in the title count when a parent is tagged at least this
 # surely: by its model, or by the rules with a title hit and more.
 HEAD_PARENT_SCORE = 0.75
+# A tag rolls up into a broader modelled topic only when that topic's own model gives it at
+# least this probability: a paper that applies GRPO is no paper on policy gradient methods.
+MODEL_ROLLUP_FLOOR = 0.2
 # The second word of a two-word topic name that says what kind of thing it is, not what it is
 # about: the head of "Diffusion Models" is "diffusion".
 GENERIC_NAME_WORDS = frozenset({"models", "methods", "systems"})
@@ -169,7 +172,7 @@ class Tagger:
         self,
         candidates: dict[int, int],
         probabilities: np.ndarray | None,
-        heads: tuple[tuple[int, bool], ...] = (),
+        heads: tuple[int, ...] = (),
     ) -> list[TagScore]:
         """The tags, from the rules' candidates and the model's probabilities (by column)."""
         ranked: dict[int, TagScore] = {}  # sort key -> tag
@@ -202,15 +205,15 @@ class Tagger:
                 key, tag = self._rule_tags[topic].get(units) or self._cache_rule(topic, units)
                 ranked[key] = tag
                 decided[topic] = tag.score
-        unbacked: set[int] = set()  # named by the title, though a broader model said no
-        for topic, named in heads:
+        unbacked: set[int] = set()  # tagged by its title, though a broader model said no
+        for topic in heads:
             # "a Unified Diffusion Framework" in a paper confidently about generative models is
-            # a diffusion paper, though no phrase of the topic's rules is in it; and a title that
-            # names the topic outright is evidence no broader model may veto.
+            # a diffusion paper, though no phrase of the topic's rules is in it: evidence no gate
+            # of a broader model vetoes.
             if topic in decided:
                 continue
             parents = self._parents[topic]
-            if named or any(decided.get(parent, 0.0) >= HEAD_PARENT_SCORE for parent in parents):
+            if any(decided.get(parent, 0.0) >= HEAD_PARENT_SCORE for parent in parents):
                 key, tag = self._rule_tags[topic].get(TITLE_UNITS) or self._cache_rule(
                     topic, TITLE_UNITS
                 )
@@ -221,7 +224,13 @@ class Tagger:
         rolled: dict[int, float] = {}
         for topic, score in decided.items():
             for ancestor, factor in self._rollups[topic]:
-                if topic in unbacked and column[ancestor] >= 0:
+                if column[ancestor] >= 0 and (
+                    topic in unbacked
+                    or (
+                        probabilities is not None
+                        and probabilities[column[ancestor]] < MODEL_ROLLUP_FLOOR
+                    )
+                ):
                     continue  # the broader model's no stands for the broader topic
                 if ancestor not in decided and rolled.get(ancestor, 0.0) < score * factor:
                     rolled[ancestor] = score * factor
@@ -277,9 +286,9 @@ class Tagger:
 
     def _candidates_and_heads(
         self, title_words: list[bytes], abstract_words: list[bytes], categories: Sequence[str]
-    ) -> tuple[dict[int, int], tuple[tuple[int, bool], ...]]:
+    ) -> tuple[dict[int, int], tuple[int, ...]]:
         """The candidates, and the rules-only topics (with no veto) whose name or head words
-        the title holds, with whether it is the whole name (see `_decide`)."""
+        the title holds (see `_decide`)."""
         allowed, fields = self._allowed(categories)
         in_title = self._matcher.find(title_words) | fields
         in_abstract = self._matcher.find(abstract_words)
@@ -300,18 +309,18 @@ class Tagger:
                 if found.get(ancestor, 0) < units and ancestor not in vetoed and not gated_out:
                     found[ancestor] = units
         heads = tuple(
-            (topic, named)
-            for topic, named in self._title_heads(title_words)
+            topic
+            for topic in self._title_heads(title_words)
             if topic not in vetoed and (gate_of[topic] < 0 or allowed[gate_of[topic]])
         )
         return found, heads
 
-    def _title_heads(self, title_words: list[bytes]) -> list[tuple[int, bool]]:
+    def _title_heads(self, title_words: list[bytes]) -> list[int]:
         """Rules-only topics whose name ("diffusion models") or head words ("diffusion") occur
-        in the title, with True for the name; a name's last word may be singular or plural."""
+        in the title; a name's last word may be singular or plural."""
         found = []
         for start, word in enumerate(title_words):
-            for topic, words, named in self._heads_by_word.get(word, ()):
+            for topic, words in self._heads_by_word.get(word, ()):
                 end = start + len(words)
                 seen = title_words[start:end]
                 if (
@@ -319,7 +328,7 @@ class Tagger:
                     and seen
                     and seen[-1] in (words[-1], words[-1] + b"s")
                 ):
-                    found.append((topic, named))
+                    found.append(topic)
         return found
 
     def _strengths(
@@ -476,21 +485,21 @@ class Tagger:
         ]
 
     def _index_heads(self, modelled: set[int]) -> None:
-        """First word -> (rules-only topic with parents, its name's or head's words, whether
-        it is the whole name), and each topic's parents: the title evidence of `_decide`."""
+        """First word -> (rules-only topic with parents, its name's or head's words), and each
+        topic's parents: the title evidence of `_decide`."""
         self._parents = [tuple(self._index[p] for p in t.parents) for t in self.catalog.topics]
-        self._heads_by_word: dict[bytes, list[tuple[int, tuple[bytes, ...], bool]]] = {}
+        self._heads_by_word: dict[bytes, list[tuple[int, tuple[bytes, ...]]]] = {}
         for topic, rules in enumerate(self.catalog.topics):
             if topic in modelled or not rules.parents:
                 continue
             words = text_words(rules.name)
             if words[-1].endswith(b"s") and not words[-1].endswith(b"ss"):
                 words[-1] = words[-1][:-1]  # matched singular or plural
-            forms = [(tuple(words), True)]
+            forms = [tuple(words)]
             if len(words) == 2 and words[-1].decode() + "s" in GENERIC_NAME_WORDS:
-                forms.append((tuple(words[:1]), False))
-            for form, named in forms:
-                self._heads_by_word.setdefault(form[0], []).append((topic, form, named))
+                forms.append(tuple(words[:1]))
+            for form in forms:
+                self._heads_by_word.setdefault(form[0], []).append((topic, form))
 
     def _index_composites(self) -> None:
         """Topics with all_of groups, numbered so that referenced topics come first."""
