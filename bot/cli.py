@@ -230,7 +230,36 @@ def _add_tagging_commands(commands) -> None:
         "--split", choices=("all", "dev", "test"), default="all", help="papers to score"
     )
     evaluation.add_argument("--worst", type=int, default=20, metavar="N", help="errors shown")
+    evaluation.add_argument(
+        "--by-month", action="store_true", help="figures per listing month, oldest first"
+    )
     evaluation.add_argument("--json", action="store_true", help=_JSON_HELP)
+    training = _command(
+        commands,
+        "train",
+        "rebuild the learned tagger from judged papers",
+        "Rebuild the learned tagging tier from judged papers (the gold set plus any reviewed "
+        "judged lines) and real papers for its vocabulary; the same inputs give the same "
+        "bytes. Forward in time: --until, --choose and --report. Needs the train extra: "
+        "pip install 'digestbot[train]'.",
+    )
+    training.add_argument(
+        "--gold", type=Path, action="append", metavar="PATH",
+        help="judged papers, JSON Lines (repeatable, later files win; default the gold set)",
+    )
+    training.add_argument(
+        "--corpus", type=Path, action="append", metavar="PATH",
+        help="real papers for the vocabulary, JSON Lines (repeatable)",
+    )
+    training.add_argument("--out", type=Path, metavar="PATH", help="artefact to write")
+    training.add_argument(
+        "--split", choices=("dev", "all"), default="dev",
+        help="judged papers to learn from (dev keeps the test split for measuring)",
+    )
+    training.add_argument("--cv", action="store_true", help="only print cross-validation")
+    training.add_argument("--until", metavar="YYYY-MM", help="forward: learn from papers up to")
+    training.add_argument("--choose", metavar="YYYY-MM", help="forward: thresholds chosen on")
+    training.add_argument("--report", metavar="YYYY-MM", help="forward: month to score")
     retag = _command(
         commands,
         "retag",
@@ -715,6 +744,22 @@ def cmd_eval(settings: Settings, args: argparse.Namespace) -> int:
     return cmd_eval(settings, args)
 
 
+def cmd_train(settings: Settings, args: argparse.Namespace) -> int:
+    try:
+        from digests.topics import training
+    except ImportError as exc:
+        raise CommandError(
+            f"digestbot train needs the train extra ({exc.name} is missing): "
+            "pip install 'digestbot[train]'"
+        ) from None
+    from digests.topics.evaluation import GoldError
+
+    try:
+        return training.run(args)
+    except (training.TrainingError, GoldError) as exc:
+        raise CommandError(str(exc)) from None
+
+
 def cmd_retag(settings: Settings, args: argparse.Namespace) -> int:
     from bot.cli_tagging import cmd_retag
 
@@ -744,6 +789,7 @@ HANDLERS: dict[str, Callable[[Settings, argparse.Namespace], int]] = {
     "status": cmd_status,
     "tag": cmd_tag,
     "eval": cmd_eval,
+    "train": cmd_train,
     "retag": cmd_retag,
     "deliveries": cmd_deliveries,
     "feedback": cmd_feedback,

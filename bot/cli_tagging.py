@@ -21,7 +21,13 @@ from digests.papers.records import PaperRecord
 from digests.store import repo
 from digests.store.unit_of_work import unit_of_work
 from digests.topics.catalog import Catalog
-from digests.topics.evaluation import Evaluation, GoldError, evaluate, load_gold
+from digests.topics.evaluation import (
+    Evaluation,
+    GoldError,
+    evaluate,
+    evaluate_by_month,
+    load_gold,
+)
 from digests.topics.retag import RetagStatus, retag_all
 from digests.topics.tagger import Tagger, TagScore
 
@@ -91,11 +97,29 @@ def cmd_eval(settings: Settings, args: argparse.Namespace) -> int:
     if split and not any(p.split == split for p in papers):
         raise CommandError(f"{args.gold}: no paper of the {split!r} split", EXIT_USAGE)
     tagger = Tagger(Catalog.load(settings.topics_file))
+    if args.by_month:
+        return _print_by_month(tagger, evaluate_by_month(tagger, papers, split=split), args.json)
     evaluation = evaluate(tagger, papers, split=split, worst=args.worst)
     if args.json:
         print(json.dumps(evaluation.to_json(), indent=2, ensure_ascii=False))
     else:
         print(_evaluation_text(tagger.catalog, evaluation))
+    return 0
+
+
+def _print_by_month(tagger: Tagger, months: dict[str, Evaluation], as_json: bool) -> int:
+    if as_json:
+        report = {month: evaluation.to_json() for month, evaluation in months.items()}
+        for figures in report.values():
+            del figures["errors"]
+        print(json.dumps({"months": report}, indent=2, ensure_ascii=False))
+        return 0
+    blocks = []
+    for month, evaluation in months.items():
+        judged = sum(t.judged for t in evaluation.topics)
+        table = _evaluation_text(tagger.catalog, evaluation)
+        blocks.append(f"{month} ({judged} judged pairs)\n{table}")
+    print("\n\n".join(blocks))
     return 0
 
 

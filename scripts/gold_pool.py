@@ -46,7 +46,7 @@ BATCH = 100
 
 RL = r"reinforcement|\brl\b|\brlhf\b|\brlvr\b|grpo|\bppo\b|policy optimi[sz]ation|\breward"
 AGENT = r"\bagent|agentic"
-FAMILIES: dict[str, dict[str, str]] = {
+FAMILIES: dict[str, dict[str, str | None]] = {
     "agents": {
         "rl-for-llm-agents": rf"({RL}).*({AGENT}|multi-turn|multi-step|interactive|tool)"
         rf"|({AGENT}|multi-turn|tool).*({RL})",
@@ -90,6 +90,46 @@ FAMILIES: dict[str, dict[str, str]] = {
         "generative-models": r"generat|diffusion|\bgans?\b|\bvae\b|flow matching|synthes",
     },
 }
+# Families added with the forward rounds: no lexical pattern of their own (None); the papers
+# in which the rules find any evidence for the topic, tagged or not, stand in for it.
+NEW_FAMILIES: dict[str, list[str]] = {
+    "retrieval": [
+        "information-retrieval",
+        "retrieval-augmented-generation",
+        "question-answering",
+        "hallucination",
+        "code-generation",
+    ],
+    "multiagent": [
+        "multi-agent-systems",
+        "multi-agent-llm-systems",
+        "multi-agent-collaboration",
+        "tool-using-agents",
+        "llm-agent-training",
+        "persistent-memory-for-language-models",
+        "memory-augmented-neural-networks",
+    ],
+    "rlmethods": [
+        "policy-optimization",
+        "policy-gradient-methods",
+        "reward-modeling",
+        "preference-optimization",
+        "supervised-fine-tuning",
+        "knowledge-distillation",
+    ],
+    "safety": ["llm-evaluation", "ai-safety", "ai-alignment", "interpretability"],
+    "systems": [
+        "model-efficiency",
+        "mixture-of-experts",
+        "continual-learning",
+        "graph-learning",
+        "graph-neural-networks",
+        "speech-recognition",
+    ],
+    "embodied": ["robotics", "robot-learning", "autonomous-driving", "diffusion-models"],
+}
+for _family, _topics in NEW_FAMILIES.items():
+    FAMILIES[_family] = dict.fromkeys(_topics)
 # Round 1: per topic, how many of its tagged papers and of its lexical-only papers to judge;
 # per family, how many of its whole pool and of the whole corpus.
 PER_TOPIC = {"agents": (60, 30), "language": (40, 25), "vision": (40, 25)}
@@ -99,6 +139,12 @@ ROUND2_PER_TOPIC = {"agents": 50, "language": 40, "vision": 40}
 ROUND2_HEADLINE = (200, 80)  # tagged, near misses
 NEAR_MISS = 0.25  # how far below its threshold a probability counts as a near miss
 ROUND3_FLOOR, ROUND3_BELOW = 0.1, 100  # round 3: all from this probability up, a sample below
+# Forward rounds (4 and up) judge one newer month for every topic of a family: per topic,
+# samples of the papers the shipped tagger tags, of its near misses and of the lexical-only
+# papers; the headline topic larger; and a uniform sample of the month.
+FORWARD_PER_TOPIC = (12, 6, 5)  # tagged, near misses, lexical only
+FORWARD_HEADLINE = (40, 25, 15)
+FORWARD_RANDOM = 40
 
 
 def load_corpus(path: Path) -> list[dict]:
@@ -122,18 +168,29 @@ def judged_ids(path: Path) -> dict[str, set[str]]:
 
 
 def draw(
-    corpus: list[dict], judged: dict[str, set[str]], round_: int, seed: int, tagger: Tagger
+    corpus: list[dict],
+    judged: dict[str, set[str]],
+    round_: int,
+    seed: int,
+    tagger: Tagger,
+    families: list[str],
+    sizes: tuple[int, int, int, int] | None = None,
 ) -> dict:
+    """`sizes` (forward rounds): per topic tagged, near misses, lexical only; uniform sample."""
     by_id = {p["id"]: p for p in corpus}
     tags = {
         p["id"]: {t.slug for t in tagger.tag(p["title"], p["abstract"], p["categories"])}
         for p in corpus
     }
+    evidence = {
+        p["id"]: set(tagger.candidates(p["title"], p["abstract"], p["categories"])) for p in corpus
+    }
     text = {p["id"]: f"{p['title']} {p['abstract']}".lower() for p in corpus}
     ids = sorted(text)
     rng = random.Random(seed)
     chosen: dict[str, list[str]] = {}
-    for family, topics in FAMILIES.items():
+    for family in families:
+        topics = FAMILIES[family]
         picked: dict[str, None] = {}
         fresh = [i for i in ids if i not in judged[family]]
 
@@ -144,10 +201,26 @@ def draw(
 
         pool_all: set[str] = set()
         for slug, pattern in topics.items():
-            lexical = re.compile(pattern)
+            lexical = re.compile(pattern) if pattern else None
             tagged = [i for i in fresh if slug in tags[i]]
-            worded = [i for i in fresh if slug not in tags[i] and lexical.search(text[i])]
+            worded = [
+                i
+                for i in fresh
+                if slug not in tags[i]
+                and (lexical.search(text[i]) if lexical else slug in evidence[i])
+            ]
             pool_all.update(tagged, worded)
+            if round_ >= 4:
+                n_tagged, n_near, n_worded = (
+                    FORWARD_HEADLINE if slug == HEADLINE[0] else FORWARD_PER_TOPIC
+                )
+                if sizes:
+                    n_tagged, n_near, n_worded = sizes[:3]
+                take(tagged, n_tagged)
+                if n_near:
+                    take(near_misses(tagger, [by_id[i] for i in fresh], slug), n_near)
+                take(worded, n_worded)
+                continue
             if round_ == 3:
                 if slug == HEADLINE[0]:
                     above, below = probable(tagger, [by_id[i] for i in fresh], slug)
@@ -166,6 +239,8 @@ def draw(
                 n_tagged, n_worded = HEADLINE[1:]
             take(tagged, n_tagged)
             take(worded, n_worded)
+        if round_ >= 4:
+            take(fresh, sizes[3] if sizes else FORWARD_RANDOM)
         if round_ == 1:
             n_pool, n_corpus = PER_FAMILY[family]
             take(sorted(pool_all), n_pool)
@@ -257,7 +332,18 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="folder for the batches")
     parser.add_argument("--merge", nargs=2, type=Path, metavar=("BATCHES", "LABELS"))
     parser.add_argument("--agreement", action="store_true", help="gold vs a second reading")
-    parser.add_argument("--round", type=int, choices=(1, 2, 3), default=1, dest="round_")
+    parser.add_argument(
+        "--round", type=int, default=1, dest="round_", help="1-3; 4+: a forward month"
+    )
+    parser.add_argument("--month", help="only papers published in this month (YYYY-MM)")
+    parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=list(FAMILIES))
+    parser.add_argument(
+        "--sizes",
+        nargs=4,
+        type=int,
+        metavar=("TAGGED", "NEAR", "WORDED", "RANDOM"),
+        help="forward rounds: per topic, and the family's uniform sample",
+    )
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--seed", type=int, default=2025)
     parser.add_argument("--model", type=Path, help="round 2: the learned tier to draw from")
@@ -271,10 +357,16 @@ def main() -> None:
     if args.out is None:
         parser.error("--out or --merge is needed")
     corpus = load_corpus(args.corpus)
+    if args.month:
+        corpus = [p for p in corpus if p["published"].startswith(args.month)]
     by_id = {p["id"]: p for p in corpus}
-    model = TopicModel.load(args.model) if args.round_ > 1 else None
+    model = None
+    if args.round_ > 1:
+        model = TopicModel.load(args.model)
     tagger = Tagger(Catalog.load(), model=model)
-    chosen = draw(corpus, judged_ids(GOLD), args.round_, args.seed, tagger)
+    chosen = draw(
+        corpus, judged_ids(GOLD), args.round_, args.seed, tagger, args.families, args.sizes
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     for family, picked in chosen.items():
         rng = random.Random(f"{args.seed}-{family}")

@@ -257,7 +257,7 @@ def test_topics_file_adds_a_topic_that_resolves_and_tags(tmp_path: Path) -> None
     assert catalog.resolve("sparse autoencoders").slug == "sparse-autoencoders"
     tags = {t.slug: t for t in Tagger(catalog).tag("Steering models with SAE features", "", [])}
     assert tags["sparse-autoencoders"].source == "rules"
-    assert tags["interpretability"].source == "rollup"
+    assert "interpretability" in tags  # rolled up, or by its own model
 
 
 def test_topics_file_overrides_a_shipped_topic_by_slug(tmp_path: Path) -> None:

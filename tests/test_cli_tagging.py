@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -213,3 +215,62 @@ def test_retag_applies_the_current_tagger_and_lists_what_changed(env, capsys):
     assert out.startswith("re-tagged: ")
     for slug in before ^ after:
         assert catalog.get(slug).name in out
+
+
+def test_eval_by_month_scores_each_listing_month_apart(env, tmp_path, capsys):
+    rows = [
+        {**GOLD_ROWS[0], "published": "2026-02-10"},
+        {**GOLD_ROWS[1], "published": "2026-03-02"},
+        {**GOLD_ROWS[2], "published": "2026-03-20"},
+    ]
+    assert main(["eval", str(write_gold(tmp_path, rows)), "--by-month", "--json"]) == 0
+    months = json.loads(capsys.readouterr().out)["months"]
+    assert list(months) == ["2026-02", "2026-03"]
+    february = {t["slug"]: t for t in months["2026-02"]["topics"]}
+    march = {t["slug"]: t for t in months["2026-03"]["topics"]}
+    assert february["rl-for-llm-agents"]["positives"] == 1
+    assert february["computer-vision"]["positives"] == 0
+    assert march["computer-vision"]["positives"] == 1
+    assert march["rl-for-llm-agents"]["borderline"] == 1  # the March borderline stays in March
+
+
+def test_eval_by_month_prints_one_table_per_month_and_names_undated_papers(env, tmp_path, capsys):
+    rows = [{**GOLD_ROWS[0], "published": "2026-02-10"}, GOLD_ROWS[1]]
+    assert main(["eval", str(write_gold(tmp_path, rows)), "--by-month"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("2026-02 (") < out.index("undated (")
+    assert out.count("macro") == 2
+
+
+def test_train_without_the_train_extra_says_how_to_install_it():
+    # scikit-learn made unimportable, as in the default install.
+    code = (
+        "import sys; sys.modules['sklearn'] = None; from bot.cli import main; "
+        "sys.exit(main(['train']))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert "pip install 'digestbot[train]'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_train_refuses_a_forward_run_without_its_reported_month(env, tmp_path, capsys):
+    pytest.importorskip("sklearn")
+    gold = write_gold(tmp_path, GOLD_ROWS)
+    assert main(["train", "--gold", str(gold), "--until", "2026-01"]) == 1
+    assert "--until and --report go together" in capsys.readouterr().err
+
+
+def test_train_reads_later_judged_files_over_earlier_ones_topic_by_topic(tmp_path):
+    pytest.importorskip("sklearn")
+    from digests.topics.training import judged_papers
+
+    first = tmp_path / "first"
+    first.mkdir()
+    second = tmp_path / "second"
+    second.mkdir()
+    reviewed = {**GOLD_ROWS[0], "labels": {"rl-for-llm-agents": "no"}}  # a reviewed vote export
+    papers = judged_papers([write_gold(first, GOLD_ROWS), write_gold(second, [reviewed])])
+    by_id = {p.arxiv_id: p.labels for p in papers}
+    assert len(by_id) == len(GOLD_ROWS)
+    assert by_id["2609.10001"] == {"rl-for-llm-agents": "no", "computer-vision": "no"}

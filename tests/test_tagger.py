@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import time
 
 import pytest
 
 from digests.topics.catalog import Catalog, TopicDef
 from digests.topics.tagger import Tagger, TagScore
+from tests.shared_data import shared_dir
 
 # Abstracts written for these tests; each is plainly from a field with no agents in it, and
 # several carry words that a careless matcher would take for agent or RL vocabulary.
@@ -381,3 +384,72 @@ def test_the_version_changes_with_the_rules_the_model_and_the_threshold(catalog)
     assert shipped.version != Tagger(catalog, threshold=0.4).version
     other = Catalog([*catalog.topics[:-1]])
     assert Tagger(other).version != shipped.version
+
+
+def real_2026_papers(*ids: str) -> dict[str, tuple[str, str, list[str]]]:
+    folder = shared_dir("data", "arxiv-real", pattern="ai-2026q1.jsonl.gz")
+    wanted = {}
+    with gzip.open(folder / "ai-2026q1.jsonl.gz", "rt", encoding="utf-8") as lines:
+        for line in lines:
+            paper = json.loads(line)
+            if paper["id"] in ids:
+                wanted[paper["id"]] = (paper["title"], paper["abstract"], paper["categories"])
+    assert set(wanted) == set(ids)
+    return wanted
+
+
+@pytest.fixture(scope="module")
+def rules_only_diffusion(tmp_path_factory) -> Tagger:
+    """The shipped tagger with an operator's own Diffusion Models (one phrase fewer): its model
+    no longer applies, so the topic is decided by its rules, as every rarer topic is."""
+    shipped = Catalog.load().get("diffusion-models")
+    phrases = [p for p in shipped.phrases if p != "ddpm"]
+    path = tmp_path_factory.mktemp("topics") / "topics.toml"
+    path.write_text(
+        f"""
+[[topic]]
+slug = "diffusion-models"
+name = "{shipped.name}"
+description = "{shipped.description}"
+parents = {list(shipped.parents)!r}
+phrases = {phrases!r}
+exclude = {list(shipped.exclude)!r}
+""".replace("'", '"'),
+        encoding="utf-8",
+    )
+    tagger = Tagger(Catalog.load(path))
+    assert "diffusion-models" not in tagger.modelled
+    return tagger
+
+
+def test_a_head_word_in_the_title_of_a_confident_parents_paper_tags_the_rules_topic(
+    rules_only_diffusion: Tagger,
+) -> None:
+    # Real 2026 papers whose titles say "Diffusion" without any phrase of Diffusion Models'
+    # rules ("diffusion model", "latent diffusion", ...), all confidently Generative Models.
+    papers = real_2026_papers("2602.09510", "2601.22135", "2603.04565")
+    for title, abstract, categories in papers.values():
+        tags = slugs(rules_only_diffusion.tag(title, abstract, categories))
+        assert {"diffusion-models", "generative-models"} <= tags, title
+
+
+def test_a_head_word_is_no_evidence_without_a_confident_parent_or_under_an_exclude(
+    rules_only_diffusion: Tagger,
+) -> None:
+    # Diffusion MRI harmonisation, an advection-diffusion fluid model, diffusion geometry.
+    papers = real_2026_papers("2603.17968", "2601.03397", "2601.04517")
+    for title, abstract, categories in papers.values():
+        tags = slugs(rules_only_diffusion.tag(title, abstract, categories))
+        assert "diffusion-models" not in tags, title
+
+
+def test_a_title_naming_a_rules_topic_needs_a_confident_parent_too(
+    rules_only_diffusion: Tagger,
+) -> None:
+    # "EndoCoT: Scaling Endogenous Chain-of-Thought Reasoning in Diffusion Models" names the
+    # topic, but the Generative Models model turns the paper down: the gate holds.
+    ((title, abstract, categories),) = real_2026_papers("2603.12252").values()
+    tags = slugs(rules_only_diffusion.tag(title, abstract, categories))
+    explained = rules_only_diffusion.explain(title, abstract, categories, "generative-models")
+    assert explained.probability is not None and explained.probability < explained.threshold
+    assert not tags & {"diffusion-models", "generative-models"}

@@ -1,9 +1,12 @@
 """How right the tags are on real arXiv papers: the gold set's test split, the real corpus and
 the astro-ph control. A tagger that gets worse fails here.
 
-The floors are the product's (docs/tagging.md has the figures). One is held below its goal:
-RL for LLM Agents' precision measures 0.847 on the test split against a goal of 0.85; the
-floor guards what holds today.
+The floors are the product's (docs/tagging.md has the figures), measured on the test split,
+which the shipped model never learnt from. One is held below its goal: RL for LLM Agents'
+precision measures 0.808 on the test split of all judged months against a goal of 0.85 (0.870
+on March 2026 by the forward measure); the floor guards what holds today. The forward-month
+figures themselves come from `digestbot train --until 2026-01 --report 2026-03`, too slow for
+a test.
 """
 
 from __future__ import annotations
@@ -46,38 +49,63 @@ def tag_sets(tagger: Tagger, papers: list[dict]) -> list[set[str]]:
 
 def test_rl_for_llm_agents_is_precise_and_complete_on_judged_papers(test_split) -> None:
     headline = next(t for t in test_split.topics if t.slug == HEADLINE)
-    assert headline.true_positives + headline.false_negatives >= 100
+    assert headline.true_positives + headline.false_negatives >= 150
     assert headline.recall >= 0.85
-    assert headline.precision >= 0.84  # goal 0.85, see the module's docstring
+    assert headline.precision >= 0.80  # goal 0.85, see the module's docstring
 
 
-def test_gold_topics_are_precise_and_complete_on_average(test_split) -> None:
-    assert len(test_split.topics) >= 20
-    assert test_split.macro("precision") >= 0.85
-    assert test_split.macro("recall") >= 0.80
+def test_learned_topics_are_precise_and_complete_on_average(tagger, test_split) -> None:
+    learned = [t for t in test_split.topics if t.slug in tagger.modelled]
+    precision = [t.precision for t in learned if t.precision is not None]
+    recall = [t.recall for t in learned if t.recall is not None]
+    assert len(learned) >= 50
+    assert sum(precision) / len(precision) >= 0.85
+    assert sum(recall) / len(recall) >= 0.85
+
+
+def test_every_learned_topic_has_a_guide_and_enough_judged_papers(tagger) -> None:
+    guides = (GOLD / "guides.md").read_text(encoding="utf-8")
+    judged: dict[str, list[int]] = {}
+    for paper in load_gold(GOLD / "gold.jsonl.gz"):
+        for slug, label in paper.labels.items():
+            counts = judged.setdefault(slug, [0, 0])
+            counts[0] += label != "borderline"
+            counts[1] += label == "yes"
+    for slug in tagger.modelled:
+        assert f"### {slug} — " in guides, slug
+        pairs, yes = judged[slug]
+        assert pairs >= 150 and yes >= 30, (slug, pairs, yes)
 
 
 def test_papers_listed_first_in_cs_cv_reach_computer_vision(tagger) -> None:
     papers = [p for p in real("ai-2025.jsonl.gz") if p["categories"][0] == "cs.CV"]
     reached = sum("computer-vision" in tags for tags in tag_sets(tagger, papers))
     assert len(papers) > 10_000
-    assert reached / len(papers) >= 0.90
+    assert reached / len(papers) >= 0.95
 
 
-def test_astrophysics_papers_get_almost_no_topic(tagger) -> None:
-    papers = real("astro-2025.jsonl.gz")
+@pytest.mark.parametrize("control", ["astro-2025.jsonl.gz", "astro-2026q1.jsonl.gz"])
+def test_astrophysics_papers_get_almost_no_topic(tagger, control) -> None:
+    papers = real(control)
     tagged = sum(bool(tags) for tags in tag_sets(tagger, papers))
-    assert len(papers) > 5_000
-    assert tagged / len(papers) <= 0.02
+    assert len(papers) > 2_000
+    assert tagged / len(papers) <= 0.02  # cross-lists with cs or stat may be AI papers
+
+
+@pytest.mark.parametrize("control", ["astro-2025.jsonl.gz", "astro-2026q1.jsonl.gz"])
+def test_pure_astrophysics_papers_get_no_topic(tagger, control) -> None:
+    papers = [p for p in real(control) if all(c.startswith("astro-ph") for c in p["categories"])]
+    tagged = sum(bool(tags) for tags in tag_sets(tagger, papers))
+    assert len(papers) > 2_000
+    assert tagged / len(papers) <= 0.01
 
 
 def test_the_seed_pages_rl_for_llm_agents_papers_are_right_when_tagged(tagger) -> None:
-    # The seed pages are the product's own, from 2026: newer than every judged paper and never
-    # trained on. Their abstracts were judged by the same guide (seed_pages.jsonl). Tags there
-    # must be right; recall is lower than on 2025 papers (topics drift) and is guarded, not
-    # yet good.
+    # The seed pages are the product's own, from May 2026: newer than every judged paper and
+    # never trained on. Their abstracts were judged by the same guide (seed_pages.jsonl). Tags
+    # there must be right; recall (17 of 22, goal 20) is guarded, not yet good.
     newer = evaluate(tagger, load_gold(GOLD / "seed_pages.jsonl"), worst=0)
     headline = next(t for t in newer.topics if t.slug == HEADLINE)
     assert headline.true_positives + headline.false_negatives >= 20
-    assert headline.precision >= 0.9
-    assert headline.recall >= 0.45
+    assert headline.precision >= 0.95
+    assert headline.recall >= 0.75

@@ -97,12 +97,12 @@ def test_a_broken_artefact_is_refused_in_one_line(tmp_path, content, problem) ->
     assert not isinstance(refused.value, CatalogError)
 
 
-def test_the_shipped_model_is_what_the_training_script_builds(tmp_path) -> None:
+def test_the_shipped_model_is_what_digestbot_train_builds(tmp_path) -> None:
     pytest.importorskip("sklearn")
     shared_dir("data", "arxiv-real", pattern="ai-2025.jsonl.gz")
     rebuilt = tmp_path / "model.json.gz"
     subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "train_tagger.py"), "--out", str(rebuilt)],
+        [sys.executable, "-m", "bot", "train", "--out", str(rebuilt)],
         check=True,
         capture_output=True,
         timeout=600,

@@ -233,3 +233,15 @@ def _worst_errors(
             evidence = tagger.explain(paper.title, paper.abstract, paper.categories, slug)
         errors.append(TaggingError(paper.arxiv_id, paper.title, kind, round(score, 4), evidence))
     return errors
+
+
+def evaluate_by_month(
+    tagger: Tagger, papers: Iterable[GoldPaper], *, split: str | None = None
+) -> dict[str, Evaluation]:
+    """One evaluation per listing month ("YYYY-MM", or "undated"), oldest first: drift shows
+    as figures that fall month by month on papers newer than the tagger learnt from."""
+    months: dict[str, list[GoldPaper]] = {}
+    for paper in papers:
+        if split is None or paper.split == split:
+            months.setdefault(paper.published[:7] or "undated", []).append(paper)
+    return {month: evaluate(tagger, months[month], worst=0) for month in sorted(months)}

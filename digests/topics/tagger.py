@@ -50,14 +50,23 @@ from typing import Literal
 import numpy as np
 
 from digests.topics.catalog import Catalog, TopicDef, normalize
-from digests.topics.text_features import paper_word_bytes
+from digests.topics.text_features import paper_word_bytes, text_words
 from digests.topics.topic_model import TopicModel
 
 UNIT = 0.2  # evidence is added up in integer units of this weight
 TITLE_UNITS = 5  # a title hit weighs 1.0
 ABSTRACT_UNITS = 2  # an abstract hit weighs 0.4
 ROLLUP_DECAY = 0.8
-DECISIONS = "2"  # how rules, model and roll-ups combine; part of `Tagger.version`
+DECISIONS = "3"  # how rules, model and roll-ups combine; part of `Tagger.version`
+# A rules-only topic's head words in the title count when a parent is tagged at least this
+# surely: by its model, or by the rules with a title hit and more.
+HEAD_PARENT_SCORE = 0.75
+# A tag rolls up into a broader modelled topic only when that topic's own model gives it at
+# least this probability: a paper that applies GRPO is no paper on policy gradient methods.
+MODEL_ROLLUP_FLOOR = 0.2
+# The second word of a two-word topic name that says what kind of thing it is, not what it is
+# about: the head of "Diffusion Models" is "diffusion".
+GENERIC_NAME_WORDS = frozenset({"models", "methods", "systems"})
 
 _LEADING_WORD = re.compile(r"[A-Za-z0-9]+")
 
@@ -143,11 +152,11 @@ class Tagger:
         prepared = []
         for title, abstract, categories in papers:
             words = paper_word_bytes(title, abstract)
-            prepared.append((*words, categories, self._candidates(*words, categories)))
+            prepared.append((*words, categories, *self._candidates_and_heads(*words, categories)))
         column = self._model_column
         asking = [
             number
-            for number, (*_, candidates) in enumerate(prepared)
+            for number, (*_, candidates, _heads) in enumerate(prepared)
             if any(column[topic] >= 0 for topic in candidates)
         ]
         rows: dict[int, np.ndarray] = {}
@@ -155,11 +164,15 @@ class Tagger:
             scores = self._model.probabilities_many([prepared[n][:3] for n in asking])
             rows = dict(zip(asking, scores, strict=True))
         return [
-            self._decide(candidates, rows.get(n)) for n, (*_, candidates) in enumerate(prepared)
+            self._decide(candidates, rows.get(n), heads)
+            for n, (*_, candidates, heads) in enumerate(prepared)
         ]
 
     def _decide(
-        self, candidates: dict[int, int], probabilities: np.ndarray | None
+        self,
+        candidates: dict[int, int],
+        probabilities: np.ndarray | None,
+        heads: tuple[int, ...] = (),
     ) -> list[TagScore]:
         """The tags, from the rules' candidates and the model's probabilities (by column)."""
         ranked: dict[int, TagScore] = {}  # sort key -> tag
@@ -192,9 +205,33 @@ class Tagger:
                 key, tag = self._rule_tags[topic].get(units) or self._cache_rule(topic, units)
                 ranked[key] = tag
                 decided[topic] = tag.score
+        unbacked: set[int] = set()  # tagged by its title, though a broader model said no
+        for topic in heads:
+            # "a Unified Diffusion Framework" in a paper confidently about generative models is
+            # a diffusion paper, though no phrase of the topic's rules is in it: evidence no gate
+            # of a broader model vetoes.
+            if topic in decided:
+                continue
+            parents = self._parents[topic]
+            if any(decided.get(parent, 0.0) >= HEAD_PARENT_SCORE for parent in parents):
+                key, tag = self._rule_tags[topic].get(TITLE_UNITS) or self._cache_rule(
+                    topic, TITLE_UNITS
+                )
+                ranked[key] = tag
+                decided[topic] = tag.score
+                if not all(a in covered for a in self._modelled_ancestors[topic]):
+                    unbacked.add(topic)
         rolled: dict[int, float] = {}
         for topic, score in decided.items():
             for ancestor, factor in self._rollups[topic]:
+                if column[ancestor] >= 0 and (
+                    topic in unbacked
+                    or (
+                        probabilities is not None
+                        and probabilities[column[ancestor]] < MODEL_ROLLUP_FLOOR
+                    )
+                ):
+                    continue  # the broader model's no stands for the broader topic
                 if ancestor not in decided and rolled.get(ancestor, 0.0) < score * factor:
                     rolled[ancestor] = score * factor
         rollup_tags = self._rollup_tags
@@ -245,11 +282,18 @@ class Tagger:
         self, title_words: list[bytes], abstract_words: list[bytes], categories: Sequence[str]
     ) -> dict[int, int]:
         """Topic -> rules' strength in units, for topics with evidence and no veto."""
+        return self._candidates_and_heads(title_words, abstract_words, categories)[0]
+
+    def _candidates_and_heads(
+        self, title_words: list[bytes], abstract_words: list[bytes], categories: Sequence[str]
+    ) -> tuple[dict[int, int], tuple[int, ...]]:
+        """The candidates, and the rules-only topics (with no veto) whose name or head words
+        the title holds (see `_decide`)."""
         allowed, fields = self._allowed(categories)
         in_title = self._matcher.find(title_words) | fields
         in_abstract = self._matcher.find(abstract_words)
         if not in_title and not in_abstract:
-            return {}
+            return {}, ()
         strength, vetoed = self._strengths(in_title, in_abstract)
         gate_of = self._gate_of
         found = {
@@ -264,6 +308,27 @@ class Tagger:
                 gated_out = gate_of[ancestor] >= 0 and not allowed[gate_of[ancestor]]
                 if found.get(ancestor, 0) < units and ancestor not in vetoed and not gated_out:
                     found[ancestor] = units
+        heads = tuple(
+            topic
+            for topic in self._title_heads(title_words)
+            if topic not in vetoed and (gate_of[topic] < 0 or allowed[gate_of[topic]])
+        )
+        return found, heads
+
+    def _title_heads(self, title_words: list[bytes]) -> list[int]:
+        """Rules-only topics whose name ("diffusion models") or head words ("diffusion") occur
+        in the title; a name's last word may be singular or plural."""
+        found = []
+        for start, word in enumerate(title_words):
+            for topic, words in self._heads_by_word.get(word, ()):
+                end = start + len(words)
+                seen = title_words[start:end]
+                if (
+                    tuple(seen[:-1]) == words[:-1]
+                    and seen
+                    and seen[-1] in (words[-1], words[-1] + b"s")
+                ):
+                    found.append(topic)
         return found
 
     def _strengths(
@@ -399,6 +464,7 @@ class Tagger:
         # Per topic: (model column of a broader topic, the probability it must reach).
         self._model_gates: list[tuple[tuple[int, float], ...]] = [() for _ in self._slugs]
         if model is None:
+            self._index_heads(set())
             return
         for column, trained in enumerate(model.topics):
             topic = self._index.get(trained.slug)
@@ -412,10 +478,28 @@ class Tagger:
                 for slug, level in model.topics[self._model_column[topic]].gates
             )
         modelled = set(self._model_topics)
+        self._index_heads(modelled)
         self._modelled_ancestors = [
             tuple(a for a, _ in _ancestor_levels(self.catalog, slug, self._index) if a in modelled)
             for slug in self._slugs
         ]
+
+    def _index_heads(self, modelled: set[int]) -> None:
+        """First word -> (rules-only topic with parents, its name's or head's words), and each
+        topic's parents: the title evidence of `_decide`."""
+        self._parents = [tuple(self._index[p] for p in t.parents) for t in self.catalog.topics]
+        self._heads_by_word: dict[bytes, list[tuple[int, tuple[bytes, ...]]]] = {}
+        for topic, rules in enumerate(self.catalog.topics):
+            if topic in modelled or not rules.parents:
+                continue
+            words = text_words(rules.name)
+            if words[-1].endswith(b"s") and not words[-1].endswith(b"ss"):
+                words[-1] = words[-1][:-1]  # matched singular or plural
+            forms = [tuple(words)]
+            if len(words) == 2 and words[-1].decode() + "s" in GENERIC_NAME_WORDS:
+                forms.append(tuple(words[:1]))
+            for form in forms:
+                self._heads_by_word.setdefault(form[0], []).append((topic, form))
 
     def _index_composites(self) -> None:
         """Topics with all_of groups, numbered so that referenced topics come first."""

@@ -1,6 +1,6 @@
 """The terms the learned tagging tier reads from a paper: words, word pairs and categories.
 
-Training (`scripts/train_tagger.py`) and tagging share this one function, so a model never
+Training (`digestbot train`) and tagging share this one function, so a model never
 sees a term spelt differently from the way it learnt it. Words are the matcher's words
 (lowercase runs of letters and digits, see `digests.topics.catalog.split_words`). Title words are
 also kept apart ("t:agent"), because a title says what a paper is about more surely than a

@@ -1,6 +1,6 @@
 """The learned tagging tier: per-topic linear models over TF-IDF terms, with calibrated scores.
 
-`scripts/train_tagger.py` (the `train` extra, scikit-learn) builds the artefact
+`digestbot train` (the `train` extra, scikit-learn) builds the artefact
 `digests/data/topic_model.json.gz` from real arXiv papers and the gold set's dev split; this
 module only reads it, with NumPy. For each modelled topic it holds a weight per vocabulary term
 and a bias, giving the topic's decision value; a Platt calibration that turns the decision
@@ -36,6 +36,7 @@ from digests.topics.text_features import category_terms, paper_word_bytes
 FORMAT = 2
 Words = tuple[list[bytes], list[bytes], Sequence[str]]  # title words, abstract words, categories
 SHIPPED = "topic_model.json.gz"
+CHUNK = 256  # papers scored together (see `probabilities_many`)
 
 
 class ModelError(ValueError):
@@ -70,8 +71,9 @@ class TopicModel:
             raise ModelError("topic model: vocabulary, idf and weights do not match in size")
         self._index_vocabulary(vocabulary)
         self._idf = idf.astype(np.float32)
-        # Half precision as stored: a third of the model's memory; products are float32.
-        self._weights = weights.astype(np.float16)
+        # Stored in half precision, held in single: products of float32 need no conversion,
+        # which makes tagging a third faster for 4 bytes a weight (11 MB for 56 topics).
+        self._weights = weights.astype(np.float32)
         self.topics = tuple(topics)
         self.column = {topic.slug: number for number, topic in enumerate(self.topics)}
         self._bias = np.array([t.bias for t in self.topics], dtype=np.float32)
@@ -134,10 +136,13 @@ class TopicModel:
         """Calibrated probabilities of every modelled topic (columns) for each paper (rows),
         given each paper's title words, abstract words (`text_words`) and categories."""
         decisions = np.zeros((len(papers), len(self.topics)), dtype=np.float32)
-        rows, columns, values, starts = self._tf_idf(papers)
-        if len(rows):
-            sums = np.add.reduceat(self._weights[columns] * values[:, None], starts, axis=0)
-            decisions[rows[starts]] = sums
+        # In chunks: the terms x topics products of a chunk stay in the CPU's cache, where a
+        # batch of 2,000 papers' would take a hundred megabytes (three times slower).
+        for start in range(0, len(papers), CHUNK):
+            rows, columns, values, starts = self._tf_idf(papers[start : start + CHUNK])
+            if len(rows):
+                products = self._weights[columns] * values[:, None]
+                decisions[start + rows[starts]] = np.add.reduceat(products, starts, axis=0)
         logits = self._platt[:, 0] * (decisions + self._bias) + self._platt[:, 1]
         return 1.0 / (1.0 + np.exp(-logits))
 
