@@ -35,6 +35,7 @@ COMMANDS = [
     "status",
     "tag",
     "eval",
+    "train",
     "retag",
     "deliveries",
     "feedback",

@@ -98,7 +98,7 @@ def test_a_sqlite_path_that_cannot_be_created_is_one_line(monkeypatch, tmp_path,
     monkeypatch.chdir(tmp_path)
     (tmp_path / "papers").write_text("a file, not a folder")
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'papers' / 'digestbot.db'}")
-    assert main(["status"]) == 2
+    assert main(["db", "upgrade"]) == 2  # `status` never creates a database
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot create the folder" in err
 
