@@ -23,8 +23,11 @@ when its probability reaches the topic's threshold and its gates (broader modell
 probabilities) reach theirs, all chosen on the gold set's dev split. Any other candidate is
 tagged ("rules") when its rules' score reaches `threshold` (0.5: a title hit or two pieces of
 abstract evidence, since one mention in an abstract is no subject) and every modelled topic
-above it is tagged. Then every ancestor of a tag is tagged too ("rollup", 0.8 of the child's
-score per level) unless it has a tag of its own.
+above it is tagged; its name, or the head of a two-word name ("diffusion"), in the title counts
+as a title hit no broader model vetoes once a parent is tagged with at least HEAD_PARENT_SCORE.
+Then every ancestor of a tag is tagged too ("rollup", 0.8 of the child's score per level)
+unless it has a tag of its own, or is a modelled topic whose probability is below
+MODEL_ROLLUP_FLOOR.
 
 Speed (bench/bench_tagger.py). No regex runs per phrase: the text is split into words once
 and walked through a trie of phrase words (see `_Matcher`); a pattern that starts with a word
@@ -62,7 +65,8 @@ DECISIONS = "3"  # how rules, model and roll-ups combine; part of `Tagger.versio
 # surely: by its model, or by the rules with a title hit and more.
 HEAD_PARENT_SCORE = 0.75
 # A tag rolls up into a broader modelled topic only when that topic's own model gives it at
-# least this probability: a paper that applies GRPO is no paper on policy gradient methods.
+# least this probability: a paper that applies GRPO to a task is no paper on policy
+# optimization, whatever GRPO's place in the catalog.
 MODEL_ROLLUP_FLOOR = 0.2
 # The second word of a two-word topic name that says what kind of thing it is, not what it is
 # about: the head of "Diffusion Models" is "diffusion".
