@@ -62,8 +62,7 @@ def make_slice(catalog: Catalog, papers: list[GoldPaper], built: T.Built) -> Sli
     model = T.TopicModel(built.vocabulary, built.idf, empty, [])
     words = T.feature_matrix(model, papers, len(built.vocabulary))
     rules = Tagger(catalog, model=None)
-    modelled = frozenset(f.calibration.slug for f in built.fitted)
-    found = [T._proposed(rules, p, modelled) for p in papers]
+    found = [T._proposed(rules, p) for p in papers]
     slugs = [t.slug for t in catalog.topics]
     proposed = {s: np.array([s in f for f in found]) for s in slugs}
     return Slice(papers, words, proposed)
