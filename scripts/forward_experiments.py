@@ -226,7 +226,7 @@ def main() -> None:
             f"{'parents':14} choose {row[args.choose]['macro']}  report {row[args.report]['macro']}"
             f"  RL for LLM Agents (report) P {head[0]:.3f} R {head[1]:.3f}"
         )
-    print(json.dumps(results))
+    print(json.dumps(results, default=float))  # NumPy counts among the figures
 
 
 if __name__ == "__main__":
