@@ -182,8 +182,11 @@ def draw(
         p["id"]: {t.slug for t in tagger.tag(p["title"], p["abstract"], p["categories"])}
         for p in corpus
     }
+    # The rules' evidence stands in for a family's lexical pattern only where it has none.
+    patternless = any(None in FAMILIES[family].values() for family in families)
     evidence = {
-        p["id"]: set(tagger.candidates(p["title"], p["abstract"], p["categories"])) for p in corpus
+        p["id"]: set(tagger.candidates(p["title"], p["abstract"], p["categories"]))
+        for p in (corpus if patternless else ())
     }
     text = {p["id"]: f"{p['title']} {p['abstract']}".lower() for p in corpus}
     ids = sorted(text)
