@@ -15,7 +15,9 @@ from sqlmodel import Session
 
 from bot.arxiv import ArxivClient
 from bot.ask_llm import ask_writer
+from bot.memory import return_freed_memory
 from bot.settings import Settings
+from bot.tagger_on_demand import TaggerOnDemand
 from bot.version import installed_version
 from digests.delivery.sending import Dispatcher
 from digests.store.engine import open_engine, upgrade_schema
@@ -55,6 +57,11 @@ class App:
     def tagger(self) -> Tagger:
         return self.usecases.tagger
 
+    def release_tagger(self) -> None:
+        """After a job that tagged: an on-demand tagger lets its model go."""
+        if isinstance(self.usecases.tagger, TaggerOnDemand):
+            self.usecases.tagger.release()
+
     def session(self) -> Session:
         return self.usecases.session_factory()
 
@@ -82,6 +89,7 @@ def build_app(
     clock: Callable[[], datetime] = utc_now,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     arxiv_transport: httpx.AsyncBaseTransport | None = None,
+    tagger_on_demand: bool = False,
 ) -> App:
     """Open the database (applying migrations), load the catalog and the tagger, and wire the
     use cases. Chat platforms are added by `digestbot run` (or a test) with `add_platform`.
@@ -89,7 +97,9 @@ def build_app(
     Raises `DatabaseUnavailable`, `CatalogError` or `ModelError` with one-line messages.
     """
     catalog = Catalog.load(settings.topics_file)
-    tagger = Tagger(catalog)
+    # `digestbot run` holds the model only while it tags (`TaggerOnDemand`); commands keep it.
+    tagger = TaggerOnDemand(catalog) if tagger_on_demand else Tagger(catalog)
+    return_freed_memory()  # what loading the model parsed and dropped
     engine = open_engine(settings.database_url, create=create)
     if migrate:
         upgrade_schema(engine)

@@ -557,21 +557,30 @@ def cmd_topics(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_momentum(settings: Settings, args: argparse.Namespace) -> int:
-    """Reads only: neither the tagger nor the chat and arXiv clients are loaded."""
+    """Reads only: neither the tagger nor the chat and arXiv clients are loaded, and a catalog
+    topic is counted with SQLAlchemy Core alone (no ORM)."""
     import json
 
-    from sqlmodel import Session
-
     from digests.messages.plain_text import render_momentum
-    from digests.messages.reports import followed_momentum
-    from digests.topics.catalog import Catalog
+    from digests.topics.catalog import Catalog, TopicDef
 
     catalog = Catalog.load(settings.topics_file)
     topic = _resolve_in(catalog, args.topic)
+    as_of = args.as_of or _now().date()
     engine = _open_store(settings)
     try:
-        with Session(engine) as session:  # never committed: a filter is looked up only
-            momentum = followed_momentum(session, topic, as_of=args.as_of or _now().date())
+        if isinstance(topic, TopicDef):
+            from digests.messages.momenta import topic_momenta
+
+            with engine.connect() as connection:
+                momentum = topic_momenta(connection, [topic], as_of=as_of)[topic.slug]
+        else:
+            from sqlmodel import Session
+
+            from digests.messages.reports import followed_momentum
+
+            with Session(engine) as session:  # never committed: a filter is looked up only
+                momentum = followed_momentum(session, topic, as_of=as_of)
     finally:
         engine.dispose()
     if args.json:

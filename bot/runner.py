@@ -102,7 +102,10 @@ class Runtime:
         """Fetch the latest listings and act on new papers; raises ArxivUnavailable."""
         categories = self.app.settings.arxiv_categories
         async with self._ingest_lock, self.app.arxiv_client() as client:
-            report = await self.usecases.ingest_listing(client, categories)
+            try:
+                report = await self.usecases.ingest_listing(client, categories)
+            finally:
+                self.app.release_tagger()
         say = log.warning if report.missing else log.info
         say("ingest: %s", report.summary().replace("\n", ", "))
         self.metrics.papers_ingested += report.new
@@ -186,6 +189,7 @@ class Runtime:
                 status = await asyncio.to_thread(self.usecases.retag_batch)
             if status is None or not status.pending:
                 self._retag_done = True
+                self.app.release_tagger()
                 if status is not None:
                     changed = sum(1 for pair in status.changes.values() if any(pair))
                     log.info("re-tagging done: %d topics changed (see digestbot retag)", changed)
@@ -384,7 +388,7 @@ def _sync_catalog(app: App) -> None:
 
 def run(settings: Settings, *, once: bool = False) -> int:
     configure_logging(settings)
-    app = build_app(settings)
+    app = build_app(settings, tagger_on_demand=True)
     try:
         if once:
             _sync_catalog(app)

@@ -17,9 +17,10 @@ from bot.runner import Runtime, follow_on_terminal
 from bot.settings import load_settings
 from digests.papers.ingest import NOTHING_ANNOUNCED, ingest_records, sync_catalog
 from digests.papers.records import PaperRecord
-from digests.store.models import Delivery
+from digests.store.models import Delivery, Paper, PaperTopic, Topic
 from digests.topics.retag import retag_status
 from digests.topics.tagger import Tagger
+from tests.fakes.arxiv_docs import paper
 from tests.fakes.arxiv_server import FakeArxiv
 from tests.papers import paper_record
 
@@ -229,3 +230,45 @@ async def test_the_leader_retags_stored_papers_in_the_background_after_a_tagger_
         status = retag_status(session)
     assert not status.pending and status.version == app.tagger.version
     app.close()
+
+
+async def test_the_running_bot_holds_the_tagger_only_while_it_ingests(database_url, monkeypatch):
+    """An idle bot does not keep the learned model in memory; each ingest loads it again and
+    tags exactly as a tagger held for good would."""
+    title = "Reinforcement learning for LLM agents with multi-turn tool use"
+    abstract = "We train language model agents with reinforcement learning on web tasks."
+    listing = [paper(n, title=f"{title} {n}", abstract=abstract) for n in (1, 2)]
+    async with FakeArxiv(listing=listing[:1]) as arxiv:
+        monkeypatch.setenv("DATABASE_URL", database_url)
+        settings = load_settings(
+            arxiv_rss_url=arxiv.rss_url, arxiv_api_url=arxiv.api_url, arxiv_request_interval=0
+        )
+        app = build_app(settings, clock=Clock(MONDAY_9), tagger_on_demand=True)
+        app.usecases.sync_catalog()  # as `digestbot run` starts
+        assert not app.tagger.held  # loaded once at start for its version, then let go
+        runtime = Runtime(app, adapters=[TerminalAdapter(io.StringIO())])
+        await runtime.ingest()
+        assert not app.tagger.held
+        arxiv.listing = listing
+        await runtime.ingest()
+        assert not app.tagger.held
+        with app.session() as session:
+            stored = session.execute(select(Paper.arxiv_id, Paper.title)).all()
+            pairs = session.execute(
+                select(Paper.arxiv_id, Topic.slug)
+                .join(PaperTopic, PaperTopic.paper_id == Paper.id)
+                .join(Topic, Topic.id == PaperTopic.topic_id)
+            ).all()
+        app.close()
+
+    tagged: dict[str, set[str]] = {}
+    for arxiv_id, slug in pairs:
+        tagged.setdefault(arxiv_id, set()).add(slug)
+
+    held_for_good = Tagger(app.catalog)
+    expected = {
+        arxiv_id: {t.slug for t in held_for_good.tag(title, abstract, ["cs.LG", "cs.AI"])}
+        for arxiv_id, title in stored
+    }
+    assert len(expected) == 2 and all("rl-for-llm-agents" in slugs for slugs in expected.values())
+    assert tagged == expected

@@ -7,10 +7,14 @@ third-party text one bounded line with nothing a terminal would interpret.
 
 from __future__ import annotations
 
-from digests.messages.alert import SpikeAlert
+from typing import TYPE_CHECKING
+
 from digests.messages.digest import Digest
 from digests.messages.layout import FULL, alert_layout, clean_text, digest_layout
 from digests.signals.momentum import Momentum, histogram_lines
+
+if TYPE_CHECKING:  # the alert's module reads the store; `digestbot momentum` does not
+    from digests.messages.alert import SpikeAlert
 
 TITLE_LIMIT = FULL.title
 INDENT = "   "

@@ -11,8 +11,9 @@ from sqlmodel import Session
 from digests.follows.filters import FollowFilter
 from digests.follows.service import store_filter
 from digests.messages.digest import Digest, DigestPaper, TopicRef, compose_digest
+from digests.messages.momenta import topic_momenta as topic_momenta
 from digests.messages.tags import Lineage
-from digests.signals.momentum import HISTOGRAM_WEEKS, Momentum, compute_momentum, window_bounds
+from digests.signals.momentum import Momentum
 from digests.store import repo
 from digests.store.models import Paper
 from digests.topics.catalog import TopicDef
@@ -23,23 +24,6 @@ if TYPE_CHECKING:
 # A paper announced late in a period may be tagged after the period's digest went out; it is
 # still news the week after, but a paper first published long before is not.
 NEWS_AGE_DAYS = 7
-
-
-def topic_momenta(
-    session: Session, topics: Sequence[TopicDef], *, as_of: date
-) -> dict[str, Momentum]:
-    """Momentum of each topic as of a day, from two grouped queries for all topics at once."""
-    _, _, previous_start, _ = window_bounds(as_of)
-    first_day = min(previous_start, as_of - timedelta(days=7 * HISTOGRAM_WEEKS - 1))
-    counts = repo.daily_topic_counts(session, first_day, as_of)
-    totals = repo.daily_totals(session, first_day, as_of)
-    rows = repo.topic_rows(session)
-    momenta = {}
-    for topic in topics:
-        row = rows.get(topic.slug)
-        daily = counts.get(row.id, {}) if row else {}
-        momenta[topic.slug] = compute_momentum(topic.name, daily, totals, as_of)
-    return momenta
 
 
 def followed_momentum(

@@ -16,9 +16,15 @@ from sqlmodel import Session
 
 from digests.papers.records import PaperRecord
 from digests.store.bulk import chunks
+from digests.store.counts import TopicRow as TopicRow
+from digests.store.counts import daily_topic_counts as daily_topic_counts
+from digests.store.counts import daily_totals as daily_totals
+from digests.store.counts import topic_rows as topic_rows
 from digests.store.models import IngestState, Paper, PaperTopic, Topic
 from digests.store.search_words import stored_search_text
 
+# Momentum's reads live in `counts` (Core only, for light commands); imported above so that
+# callers find every read here.
 _CHUNK = 500  # rows per IN (...) lookup; keeps statements under SQLite's variable limit
 # Metadata a newer version may lack (listings carry no affiliations or comments, and only
 # sometimes a DOI): without a value of its own, a newer version keeps the stored one.
@@ -34,13 +40,6 @@ class UpsertResult:
     unchanged: int = 0
     # Records passed over for a newer version of the same paper among the same records.
     superseded: int = 0
-
-
-@dataclass(frozen=True)
-class TopicRow:
-    id: int
-    slug: str
-    name: str
 
 
 def _paper_values(record: PaperRecord, now: datetime) -> dict:
@@ -161,11 +160,6 @@ def sync_topics(session: Session, topics: Iterable) -> list[str]:
         row.parents, row.rules_hash = list(topic.parents), rules_hash
     session.flush()
     return changed
-
-
-def topic_rows(session: Session) -> dict[str, TopicRow]:
-    rows = session.execute(select(Topic.id, Topic.slug, Topic.name))
-    return {row.slug: TopicRow(row.id, row.slug, row.name) for row in rows}
 
 
 MACHINE_SOURCES = ("model", "rules", "rollup")  # the tagger's own; "upstream" is kept apart
@@ -294,38 +288,6 @@ def tagged_topic_count(session: Session) -> int:
 def last_ingest_success(session: Session) -> datetime | None:
     """When an ingest (of any listing or backfill) last succeeded."""
     return session.execute(select(func.max(IngestState.last_success_at))).scalar()
-
-
-def daily_topic_counts(session: Session, start: date, end: date) -> dict[int, dict[date, int]]:
-    """Distinct papers per topic per first-version day, for every topic, days start..end."""
-    statement = (
-        select(
-            PaperTopic.topic_id,
-            PaperTopic.published_on,
-            func.count(func.distinct(PaperTopic.paper_id)),
-        )
-        .where(PaperTopic.published_on >= start, PaperTopic.published_on <= end)
-        # In the order of ix_paper_topic_day, so PostgreSQL needs no sort.
-        .group_by(PaperTopic.published_on, PaperTopic.topic_id)
-    )
-    counts: dict[int, dict[date, int]] = defaultdict(dict)
-    for topic_id, day, count in session.execute(statement):
-        counts[topic_id][_as_date(day)] = count
-    return counts
-
-
-def daily_totals(session: Session, start: date, end: date) -> dict[date, int]:
-    """All stored papers per first-version day, days start..end."""
-    statement = (
-        select(Paper.published_on, func.count())
-        .where(Paper.published_on >= start, Paper.published_on <= end)
-        .group_by(Paper.published_on)
-    )
-    return {_as_date(day): count for day, count in session.execute(statement)}
-
-
-def _as_date(value) -> date:
-    return value if isinstance(value, date) else date.fromisoformat(str(value))
 
 
 def tagged_papers(
