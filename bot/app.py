@@ -17,11 +17,11 @@ from bot.arxiv import ArxivClient
 from bot.ask_llm import ask_writer
 from bot.settings import Settings
 from bot.version import installed_version
-from digests.delivery.sending import Dispatcher
 from digests.store.engine import open_engine, upgrade_schema
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
-from digests.usecases import UseCases
+from digests.usecases.app import UseCases
+from digests.usecases.dispatch import Dispatcher
 
 
 def user_agent(contact: str | None) -> str:

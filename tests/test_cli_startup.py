@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from bot.cli import HANDLERS
+from bot.cli import BY_NAME
 
 HEAVY = ("sqlalchemy", "sqlmodel", "numpy", "discord", "telegram", "slack_sdk", "slack_bolt")
 
@@ -46,9 +46,9 @@ def test_version_and_help_import_nothing_heavy(args):
 def test_every_command_help_imports_nothing_heavy():
     """One interpreter per command: each COMMAND --help answers from the parser alone."""
     loaded = {}
-    for command in HANDLERS:
+    for command in BY_NAME:
         modules, finished = imported_modules(command, "--help")
         assert finished.returncode == 0, (command, finished.stderr[-500:])
         assert finished.stdout.startswith("usage: digestbot " + command)
         loaded[command] = heavy_among(modules)
-    assert loaded == {command: [] for command in HANDLERS}
+    assert loaded == {command: [] for command in BY_NAME}

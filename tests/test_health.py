@@ -24,8 +24,8 @@ from bot.metrics import Metrics
 from bot.platforms.terminal import TerminalAdapter
 from bot.runner import Runtime
 from bot.web import PageReaders, web_app
-from digests.chat.commands import Caller
 from digests.health import STORE_TROUBLE, HealthFacts, problems
+from digests.usecases.commands import Caller
 from tests.waiting import wait_until
 
 NOW = datetime(2026, 9, 25, 12, tzinfo=UTC)

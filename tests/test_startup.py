@@ -14,10 +14,10 @@ import pytest
 from bot.app import build_app
 from bot.runner import Runtime
 from bot.settings import load_settings
+from tests.fakes.clock import MONDAY_9, Clock
 from tests.fakes.discord_server import DIGESTS_ID, FakeDiscord, pointing_discord_py
 from tests.fakes.telegram_server import FakeTelegram
-from tests.test_outage import MONDAY_9, seed
-from tests.test_runtime import Clock
+from tests.test_outage import seed
 from tests.waiting import wait_until
 
 CHAT = 4_000_000  # one of the chats `seed` makes follow a topic

@@ -12,8 +12,8 @@ from lxml import etree
 from sqlmodel import Session
 
 from bot.web import Site
-from digests.papers.ingest import ingest_records
 from digests.topics.tagger import Tagger
+from digests.usecases.ingest import ingest_records
 from tests.atom_rfc4287 import atom_problems
 from tests.papers import paper_record
 from tests.test_web_pages import ATOM, RL, fetch

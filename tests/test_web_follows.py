@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from bot.web import Site
 from digests.follows.filters import FilterError, FollowFilter, parse_filter
-from digests.messages.reports import topic_momenta
+from digests.usecases.reports import topic_momenta
 from tests.test_web_pages import ATOM, fetch
 from tests.web_site import HOSTILE, NOW, seed, serving, store_follow
 

@@ -11,9 +11,9 @@ from multidict import CIMultiDict
 from sqlmodel import Session
 
 from bot.web import CSP, Site
-from digests.chat.commands import Caller, CommandService
-from digests.messages.reports import topic_momenta
 from digests.messages.tags import lineage
+from digests.usecases.commands import Caller, CommandService
+from digests.usecases.reports import topic_momenta
 from tests.ask_papers import ANSWER_SENTENCE, ANSWER_TITLE, QUESTION, seed_ask_papers
 from tests.web_site import CERTAIN, HOSTILE, NOISY, NOW, seed, seed_trending, serving
 

@@ -9,8 +9,8 @@ from urllib.parse import quote
 from lxml import html
 from sqlmodel import Session
 
-from digests.papers.ingest import ingest_records
 from digests.topics.tagger import Tagger
+from digests.usecases.ingest import ingest_records
 from tests.papers import paper_record
 from tests.test_web_pages import RL, fetch
 from tests.web_site import NOW, seed, serving, store_follow

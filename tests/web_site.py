@@ -13,11 +13,11 @@ from sqlmodel import Session
 from bot.http_server import start_web_server
 from bot.web import Site, web_app
 from digests.follows.filters import FollowFilter, parse_filter
-from digests.follows.service import store_filter
-from digests.pages.topic_pages import TopicPages
-from digests.papers.ingest import ingest_records, sync_catalog
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
+from digests.usecases.follows import store_filter
+from digests.usecases.ingest import ingest_records, sync_catalog
+from digests.usecases.topic_pages import TopicPages
 from tests.papers import paper_record, seed_agent_papers
 
 NOW = datetime(2026, 9, 25, 12, tzinfo=UTC)

@@ -6,19 +6,20 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from typing import TYPE_CHECKING
 
+from sqlalchemy import Engine
 from sqlmodel import Session
 
 from digests.follows.filters import FollowFilter
-from digests.follows.service import store_filter
 from digests.messages.digest import Digest, DigestPaper, TopicRef, compose_digest
 from digests.messages.tags import Lineage
 from digests.signals.momentum import HISTOGRAM_WEEKS, Momentum, compute_momentum, window_bounds
 from digests.store import repo
 from digests.store.models import Paper
 from digests.topics.catalog import TopicDef
+from digests.usecases.follows import store_filter
 
 if TYPE_CHECKING:
-    from digests.feedback.votes import ChannelFeedback
+    from digests.feedback.ranking import ChannelFeedback
 
 # A paper announced late in a period may be tagged after the period's digest went out; it is
 # still news the week after, but a paper first published long before is not.
@@ -49,6 +50,13 @@ def followed_momentum(
     papers are tagged in `session`, which the caller does not commit."""
     (topic,) = as_topics(session, [followed], as_of=as_of)
     return topic_momenta(session, [topic], as_of=as_of)[topic.slug]
+
+
+def read_momentum(engine: Engine, followed: TopicDef | FollowFilter, *, as_of: date) -> Momentum:
+    """`followed_momentum` in a session of its own, never committed: a filter is looked up
+    only (`digestbot momentum` reads without building the app)."""
+    with Session(engine) as session:
+        return followed_momentum(session, followed, as_of=as_of)
 
 
 def as_topics(
