@@ -4,6 +4,7 @@ asking for a digest."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -107,3 +108,17 @@ def other_paper(n: int, published: datetime) -> PaperRecord:
         authors=("Vera Rubin",),
         categories=("astro-ph.CO",),
     )
+
+
+def jsonl_line(arxiv_id: str, title: str, published: str, **extra) -> str:
+    paper = {
+        "id": arxiv_id,
+        "title": title,
+        "abstract": "We train large language model agents with reinforcement learning "
+        "to use tools over many turns, with step-level credit assignment.",
+        "authors": ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"],
+        "categories": ["cs.LG", "cs.AI"],
+        "published": published,
+        **extra,
+    }
+    return json.dumps(paper)

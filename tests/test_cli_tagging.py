@@ -18,8 +18,7 @@ from digests.store.models import Paper, PaperTopic, Topic
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
 from digests.usecases.ingest import ingest_records, sync_catalog
-from tests.papers import paper_record
-from tests.test_cli import jsonl_line
+from tests.papers import jsonl_line, paper_record
 
 
 @pytest.fixture

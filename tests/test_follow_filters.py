@@ -18,8 +18,7 @@ from digests.topics.tagger import Tagger
 from digests.usecases.commands import Caller, CommandService
 from digests.usecases.ingest import ingest_records, sync_catalog
 from tests.fakes.discord_server import GENERAL_ID
-from tests.papers import paper_record, seed_agent_papers
-from tests.test_cli import jsonl_line
+from tests.papers import jsonl_line, paper_record, seed_agent_papers
 from tests.test_discord import (
     EPHEMERAL,
     fake,  # noqa: F401 (the fixture discord needs)

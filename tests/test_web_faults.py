@@ -13,8 +13,7 @@ from aiohttp import web
 from bot.http_server import SECURITY_HEADERS, start_web_server
 from bot.web import Site, web_app
 from digests.errors import Unavailable
-from tests.test_web_pages import RL, fetch
-from tests.web_site import NOW, seed, serving
+from tests.web_site import NOW, RL, fetch, seed, serving
 
 
 async def raw_exchange(port: int, request: bytes) -> bytes:

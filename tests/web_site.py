@@ -7,6 +7,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 
+import aiohttp
+from multidict import CIMultiDict
 from sqlalchemy import Engine
 from sqlmodel import Session
 
@@ -87,3 +89,17 @@ def seed_trending(engine: Engine, catalog: Catalog, *, now: datetime = NOW) -> N
         sync_catalog(session, catalog=catalog, tagger=tagger, now=now)
         ingest_records(session, records, tagger=tagger, catalog=catalog, now=now)
         session.commit()
+
+
+RL = "rl-for-llm-agents"
+
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+async def fetch(url: str, **headers: str) -> tuple[int, CIMultiDict, str]:
+    async with (
+        aiohttp.ClientSession() as client,
+        client.get(url, headers=headers, allow_redirects=False) as response,
+    ):
+        return response.status, response.headers.copy(), await response.text()
