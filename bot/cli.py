@@ -12,10 +12,9 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from digests.errors import DigestbotError, UsageError
 
@@ -40,8 +39,7 @@ def _positive_days(text: str) -> int:
     return int(text)
 
 
-@dataclass(frozen=True)
-class Argument:
+class Argument(NamedTuple):
     flags: tuple[str, ...]
     options: dict
 
@@ -59,8 +57,7 @@ def json_arg(help: str = "machine-readable output") -> Argument:
     return arg("--json", action="store_true", help=help)
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):  # a NamedTuple: dataclasses would load `inspect` on every --help
     """One `digestbot` command: a line in the command list, its own --help, its arguments and
     the handler that runs it, named "module:function" and imported only when it runs (so that
     --help and --version load nothing but the standard library). A handler takes the settings
