@@ -5,7 +5,7 @@
 The store is the real corpus (`real_corpus.py`: 40,717 papers tagged by the current tagger) in
 SQLite, or, with `--database-url`, in that database (filled from the corpus when it holds no
 papers). For the catalog's three largest topics and RL for LLM Agents, three questions are asked
-as `/ask` and the ask box do (`digests.ask.service.ask_topic`: rank through the full-text index,
+as `/ask` and the ask box do (`digests.usecases.ask.ask_topic`: rank through the full-text index,
 read the five best, pick each one's sentence), from a narrow one to one whose words are in most
 papers. Prints per topic and question: the matching papers and the median time of `--runs` runs
 (after one warm-up), and the slowest. Floor: 0.5 s for the slowest, as a chat command's answer.
@@ -27,10 +27,10 @@ from sqlalchemy import Engine, func, select  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
 from digests.ask.questions import question_words  # noqa: E402
-from digests.ask.service import ask_topic  # noqa: E402
 from digests.store.engine import open_engine, upgrade_schema  # noqa: E402
 from digests.store.models import Paper, PaperTopic, Topic  # noqa: E402
 from digests.topics.catalog import Catalog  # noqa: E402
+from digests.usecases.ask import ask_topic  # noqa: E402
 
 QUESTIONS = (
     "which papers use a world model as the reward?",

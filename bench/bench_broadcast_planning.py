@@ -18,7 +18,7 @@ Every run plans from the same state: the deliveries and vote offers of the run b
 deleted first (on PostgreSQL then vacuumed, as autovacuum would).
 
 Prints per backend the median of the runs: total seconds, ms per channel, the seconds spent
-recording the papers shown as vote offers (`digests.feedback.votes.offer_many`, timed here only),
+recording the papers shown as vote offers (`digests.usecases.votes.offer_many`, timed here only),
 and the SQL statements sent (an executemany counts once).
 """
 
@@ -50,7 +50,6 @@ from bot.app import App, build_app
 from bot.platforms.discord import DiscordAdapter
 from bot.platforms.telegram import TelegramAdapter
 from bot.settings import Settings
-from digests.feedback import votes
 from digests.papers.feeds import parse_jsonl
 from digests.papers.records import PaperRecord
 from digests.store import repo
@@ -64,6 +63,7 @@ from digests.store.models import (
     VoteOffer,
 )
 from digests.topics.catalog import Catalog
+from digests.usecases import votes
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "arxiv-real" / "ai-2025.jsonl.gz"
 TOPICS = [
@@ -73,7 +73,7 @@ TOPICS = [
     "diffusion-models",
     "ai-safety",
 ]
-OFFER = "offer_many"  # the function of digests.feedback.votes that records a delivery's offers
+OFFER = "offer_many"  # the function of digests.usecases.votes that records a delivery's offers
 
 
 @dataclass(frozen=True)

@@ -39,13 +39,13 @@ from sqlmodel import Session  # noqa: E402
 from bot.app import build_app  # noqa: E402
 from bot.platforms.discord import DiscordAdapter  # noqa: E402
 from bot.settings import Settings  # noqa: E402
-from digests.chat.commands import CommandService  # noqa: E402
-from digests.papers.ingest import ingest_records, sync_catalog  # noqa: E402
 from digests.papers.records import PaperRecord  # noqa: E402
 from digests.store import channels, deliveries, repo  # noqa: E402
 from digests.store.engine import open_engine, upgrade_schema  # noqa: E402
 from digests.topics.catalog import Catalog  # noqa: E402
 from digests.topics.tagger import Tagger  # noqa: E402
+from digests.usecases.commands import CommandService  # noqa: E402
+from digests.usecases.ingest import ingest_records, sync_catalog  # noqa: E402
 from tests.fakes.discord_gateway import channel_payload  # noqa: E402
 from tests.fakes.discord_server import (  # noqa: E402
     CATEGORY_ID,

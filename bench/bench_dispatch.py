@@ -6,7 +6,7 @@
 
 Builds a store of channels with random schedules (weekday, time, one of 40 timezones), each
 following one to three topics, most with last week's period already stored, then times
-`digests.delivery.digest_planning.due_channels` (the distinct schedules, their current
+`digests.usecases.digest_planning.due_channels` (the distinct schedules, their current
 periods worked out in Python, and one query for the channels whose period is not stored yet)
 and prints the median.
 Then the same for a store where every one of the 100,000 channels is due now (its schedule
@@ -38,10 +38,10 @@ from sqlmodel import Session
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from digests.delivery.digest_planning import due_channels
 from digests.delivery.due import last_occurrence
 from digests.store.engine import open_engine, upgrade_schema
 from digests.store.models import Channel, Delivery, Follow, Topic
+from digests.usecases.digest_planning import due_channels
 
 ZONES = [
     "UTC",

@@ -5,7 +5,7 @@
 
 Synthetic papers, spread evenly over two years of first-version days with about three tags each
 (popular topics get more), are bulk-loaded straight into `paper` and `paper_topic` with
-SQLAlchemy Core executemany in one transaction. Then `digests.messages.reports.topic_momenta`
+SQLAlchemy Core executemany in one transaction. Then `digests.usecases.reports.topic_momenta`
 runs for all catalog topics as of the last day: one cold call, then `--repeat` timed calls whose
 median is printed. The target is under 2 s at 1,000,000 papers.
 
@@ -36,11 +36,11 @@ from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.exc import OperationalError, ProgrammingError  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
-from digests.messages.reports import topic_momenta  # noqa: E402
 from digests.store import repo  # noqa: E402
 from digests.store.engine import open_engine, upgrade_schema  # noqa: E402
 from digests.store.models import IngestState, Paper, PaperTopic, Topic  # noqa: E402
 from digests.topics.catalog import Catalog  # noqa: E402
+from digests.usecases.reports import topic_momenta  # noqa: E402
 
 AS_OF = date(2026, 9, 28)
 SPAN_DAYS = 730

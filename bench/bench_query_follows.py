@@ -32,13 +32,13 @@ from sqlmodel import Session
 
 from digests.follows.filters import FollowFilter, match_new_papers, parse_filter, query_tree
 from digests.follows.query import search_text, to_fts5, to_tsquery
-from digests.follows.service import store_filter, tag_new_papers
-from digests.messages.reports import topic_momenta
 from digests.papers.feeds import parse_jsonl
 from digests.store import follow_filters, repo
 from digests.store.engine import open_engine, upgrade_schema
 from digests.store.models import Paper
 from digests.store.search_words import stored_search_text
+from digests.usecases.follows import store_filter, tag_new_papers
+from digests.usecases.reports import topic_momenta
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "arxiv-real" / "ai-2025.jsonl.gz"
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)

@@ -30,8 +30,8 @@ from pydantic import SecretStr
 from bot.app import build_app
 from bot.platforms.telegram import TelegramAdapter
 from bot.settings import Settings
-from digests.delivery.sending import SEND_TIMEOUT
 from digests.store.engine import open_engine, upgrade_schema
+from digests.usecases.dispatch import SEND_TIMEOUT
 from tests.fakes.telegram_server import FakeTelegram, sent_text
 from tests.queued import queue_digests
 

@@ -24,8 +24,8 @@ from argparse import Namespace
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-from bot.cli import read_document
 from bot.cli_tagging import cmd_tag
+from bot.documents import read_document
 from bot.settings import load_settings
 from digests.papers.feeds import parse_document
 from digests.topics.catalog import Catalog

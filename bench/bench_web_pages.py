@@ -40,13 +40,13 @@ from sqlmodel import Session  # noqa: E402
 from bot.http_server import start_web_server  # noqa: E402
 from bot.web import Site, web_app  # noqa: E402
 from digests.follows.filters import parse_filter  # noqa: E402
-from digests.follows.service import store_filter  # noqa: E402
-from digests.pages.addresses import Period, page_path  # noqa: E402
-from digests.pages.topic_pages import TopicPages  # noqa: E402
+from digests.links.pages import Period, page_path  # noqa: E402
 from digests.store import pages  # noqa: E402
 from digests.store.engine import open_engine  # noqa: E402
 from digests.store.models import Paper, PaperTopic, Topic  # noqa: E402
 from digests.topics.catalog import Catalog  # noqa: E402
+from digests.usecases.follows import store_filter  # noqa: E402
+from digests.usecases.topic_pages import TopicPages  # noqa: E402
 from tests.atom_rfc4287 import atom_problems  # noqa: E402
 
 NOW = datetime.combine(AS_OF, datetime.min.time(), tzinfo=UTC) + timedelta(hours=12)

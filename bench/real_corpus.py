@@ -28,10 +28,10 @@ from sqlalchemy import Engine  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
 from digests.papers.feeds import parse_jsonl  # noqa: E402
-from digests.papers.ingest import ingest_records, sync_catalog  # noqa: E402
 from digests.store.engine import open_engine, upgrade_schema  # noqa: E402
 from digests.topics.catalog import Catalog  # noqa: E402
 from digests.topics.tagger import Tagger  # noqa: E402
+from digests.usecases.ingest import ingest_records, sync_catalog  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "data" / "arxiv-real" / "ai-2025.jsonl.gz"
 # What decides a paper's tags: a change to any of these builds a new store.

@@ -24,9 +24,10 @@ from sqlmodel import Session
 from digests.messages.chart import chart_png
 from digests.messages.chart_spec import topic_chart
 from digests.messages.plain_text import render_momentum
-from digests.messages.reports import topic_momenta
-from digests.signals.spikes import SpikeSettings, scan
+from digests.signals.spikes import SpikeSettings
 from digests.topics.catalog import Catalog
+from digests.usecases.reports import topic_momenta
+from digests.usecases.spike_scan import scan
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 TOPICS = (

@@ -19,11 +19,11 @@ from bot.memory import return_freed_memory
 from bot.settings import Settings
 from bot.tagger_on_demand import TaggerOnDemand
 from bot.version import installed_version
-from digests.delivery.sending import Dispatcher
 from digests.store.engine import open_engine, upgrade_schema
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
-from digests.usecases import UseCases
+from digests.usecases.app import UseCases
+from digests.usecases.dispatch import Dispatcher
 
 
 def user_agent(contact: str | None) -> str:

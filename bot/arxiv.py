@@ -22,8 +22,8 @@ import httpx
 
 from bot.tls import shared_tls_context
 from digests.papers.feeds import ArxivApiError, FeedError, ParsedFeed, parse_api_atom, parse_listing
-from digests.papers.ingest import SourceUnavailable
 from digests.retry import backoff_delay
+from digests.usecases.ingest import SourceUnavailable
 
 API_PAGE_LIMIT = 2000
 # Ids per `id_list` request: a URL of about 1.2 kB, well inside what servers accept.

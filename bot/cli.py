@@ -7,30 +7,22 @@ answer at once, and each command imports what it uses when it runs.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
+
+from digests.errors import DigestbotError, UsageError
 
 if TYPE_CHECKING:
     from bot.app import App
     from bot.settings import Settings
-    from digests.papers.ingest import IngestReport
     from digests.topics.catalog import Catalog
-
-EXIT_USAGE = 2
-
-
-class CommandError(Exception):
-    """A user-facing failure: printed as one line, exit code `code`."""
-
-    def __init__(self, message: str, code: int = 1) -> None:
-        super().__init__(message)
-        self.code = code
-
+    from digests.usecases.ingest import IngestReport
 
 def _iso_date(text: str) -> date:
     try:
@@ -47,8 +39,285 @@ def _positive_days(text: str) -> int:
     return int(text)
 
 
+class Argument(NamedTuple):
+    flags: tuple[str, ...]
+    options: dict
+
+
+def arg(*flags: str, **options) -> Argument:
+    """An argument as `ArgumentParser.add_argument` takes it."""
+    return Argument(flags, options)
+
+
+def date_arg(flag: str, help: str) -> Argument:
+    return arg(flag, type=_iso_date, metavar="DATE", help=help)
+
+
+def json_arg(help: str = "machine-readable output") -> Argument:
+    return arg("--json", action="store_true", help=help)
+
+
+class Command(NamedTuple):  # a NamedTuple: dataclasses would load `inspect` on every --help
+    """One `digestbot` command: a line in the command list, its own --help, its arguments and
+    the handler that runs it, named "module:function" and imported only when it runs (so that
+    --help and --version load nothing but the standard library). A handler takes the settings
+    and the parsed arguments and returns the exit code; a command of ACTIONs names the one
+    chosen in `args.<name>_command`."""
+
+    name: str
+    summary: str
+    description: str
+    handler: str = ""  # "" for an action: its command's handler runs it
+    arguments: tuple[Argument, ...] = ()
+    actions: tuple[Command, ...] = ()
+
+
 _FILE_HELP = "arXiv API Atom, RSS/Atom listing or JSON Lines (may be gzipped)"
-_JSON_HELP = "machine-readable output"
+_FOLLOW_HELP = "display name or slug, in any case, or 'query: …', 'author: …', 'category: …'"
+
+COMMANDS = (
+    Command(
+        "demo",
+        "load the bundled demo corpus and print a digest (offline)",
+        "Load the bundled (generated) demo corpus into a temporary SQLite database and print "
+        "the digest a channel following RL for LLM Agents would receive. Needs no network "
+        "and no settings.",
+        "bot.demo:cmd_demo",
+    ),
+    Command(
+        "run",
+        "run the scheduler: ingest arXiv and print digests",
+        "The long-running bot: the scheduler and every configured chat adapter (Telegram, "
+        "Discord) in one process. Without a chat token it prints the weekly digest of "
+        "TERMINAL_FOLLOWS to the terminal.",
+        "bot.cli:cmd_run",
+        (arg("--once", action="store_true", help="one ingest and one digest, then exit"),),
+    ),
+    Command(
+        "ingest",
+        "ingest today's arXiv listings, or a file",
+        "Fetch today's arXiv listings (or read a file), tag and store the papers, and report "
+        "what was read, new, updated, skipped and missing. Exit code 1 when papers are "
+        "missing or every entry of a file was skipped.",
+        "bot.cli:cmd_ingest",
+        (arg("--file", type=Path, metavar="PATH", help=_FILE_HELP),),
+    ),
+    Command(
+        "backfill",
+        "fetch the last N days from the arXiv API",
+        "Fetch the last N days of the configured categories from the arXiv API. Resumable: "
+        "an interrupted run carries on where it stopped; results still missing are named "
+        "(exit code 1) for the next run to fetch.",
+        "bot.cli:cmd_backfill",
+        (
+            arg(
+                "--days",
+                type=_positive_days,
+                required=True,
+                metavar="N",
+                help="days back, 1 to 3650",
+            ),
+        ),
+    ),
+    Command(
+        "topics",
+        "list or search the topic catalog",
+        "List the topic catalog (name, slug, description), or the topics matching a search.",
+        "bot.cli:cmd_topics",
+        (arg("--search", metavar="Q", help="words to look for"), json_arg()),
+    ),
+    Command(
+        "momentum",
+        "a topic's momentum and 12-week histogram",
+        "A topic's momentum line (papers in the last four weeks against the four before, "
+        "and its share of all new papers) and its 12-week histogram.",
+        "bot.cli:cmd_momentum",
+        (
+            arg("topic", metavar="TOPIC", help=_FOLLOW_HELP),
+            date_arg("--as-of", "last day counted (default: today)"),
+            json_arg("machine-readable, with the counts and papers"),
+        ),
+    ),
+    Command(
+        "links",
+        "the links that follow a topic from Telegram, Discord or Slack",
+        "The links a topic page's \"Follow this topic\" button points to: Telegram links that "
+        "follow the topic in a private chat or a group (needs TELEGRAM_BOT_USERNAME), and the "
+        "Discord install link with what to type once the bot is in (needs "
+        "DISCORD_APPLICATION_ID), and Slack's (needs SLACK_INSTALL_URL).",
+        "bot.cli:cmd_links",
+        (arg("topic", metavar="TOPIC", help="display name or slug, in any case"),),
+    ),
+    Command(
+        "preview",
+        "print the digest a channel would receive",
+        "Print the digest a channel following the given topics would receive for a period, "
+        "and optionally write the chart it would show.",
+        "bot.cli:cmd_preview",
+        (
+            arg(
+                "--follow",
+                action="append",
+                required=True,
+                metavar="TOPIC",
+                help="a followed topic (display name or slug) or 'query: …', 'author: …', "
+                "'category: …'; repeat for more",
+            ),
+            date_arg("--as-of", "last day of the period (default: today)"),
+            date_arg("--since", "first day of the period (default: 6 days before)"),
+            arg(
+                "--chart",
+                type=Path,
+                metavar="FILE",
+                help="also write the chart a chat would show (PNG)",
+            ),
+        ),
+    ),
+    Command(
+        "spikes",
+        "which topics would alert now, and why",
+        "Which topics the spike scan would alert about now, and why each other one stays "
+        "quiet. Nothing is recorded.",
+        "bot.cli:cmd_spikes",
+        (
+            date_arg("--as-of", "last day counted (default: today)"),
+            json_arg(),
+            arg("--all", action="store_true", help="list quiet topics too"),
+        ),
+    ),
+    Command(
+        "status",
+        "last ingest, queue, paused channels, next digests",
+        "Last ingest, papers, delivery queue, failed deliveries and why, paused channels, "
+        "next digests due and re-tagging progress.",
+        "bot.cli:cmd_status",
+        (json_arg(),),
+    ),
+    Command(
+        "tag",
+        "tag the papers of a file without storing them",
+        "The topics each paper of a file would be stored with, best first; nothing is stored.",
+        "bot.cli_tagging:cmd_tag",
+        (
+            arg("--file", type=Path, required=True, metavar="PATH", help=_FILE_HELP),
+            json_arg("one JSON object per paper"),
+        ),
+    ),
+    Command(
+        "eval",
+        "precision and recall on a judged gold set",
+        "Per-topic precision, recall and F1 of the tagger on a judged gold set, with the "
+        "worst errors and their evidence.",
+        "bot.cli_tagging:cmd_eval",
+        (
+            arg("gold", type=Path, metavar="GOLD", help="gold file (JSON Lines)"),
+            arg("--split", choices=("all", "dev", "test"), default="all", help="papers to score"),
+            arg("--worst", type=int, default=20, metavar="N", help="errors shown"),
+            arg("--by-month", action="store_true", help="figures per listing month, oldest first"),
+            json_arg(),
+        ),
+    ),
+    Command(
+        "train",
+        "rebuild the learned tagger from judged papers",
+        "Rebuild the learned tagging tier from judged papers (the gold set plus any reviewed "
+        "judged lines) and real papers for its vocabulary; the same inputs give the same "
+        "bytes. Forward in time: --until, --choose and --report. Needs the train extra: "
+        "pip install 'digestbot[train]'.",
+        "bot.cli_tagging:cmd_train",
+        (
+            arg(
+                "--gold",
+                type=Path,
+                action="append",
+                metavar="PATH",
+                help="judged papers, JSON Lines (repeatable, later files win; default the gold "
+                "set)",
+            ),
+            arg(
+                "--corpus",
+                type=Path,
+                action="append",
+                metavar="PATH",
+                help="real papers for the vocabulary, JSON Lines (repeatable)",
+            ),
+            arg("--out", type=Path, metavar="PATH", help="artefact to write"),
+            arg(
+                "--split",
+                choices=("dev", "all"),
+                default="dev",
+                help="judged papers to learn from (dev keeps the test split for measuring)",
+            ),
+            arg("--cv", action="store_true", help="only print cross-validation"),
+            arg("--until", metavar="YYYY-MM", help="forward: learn from papers up to"),
+            arg("--choose", metavar="YYYY-MM", help="forward: thresholds chosen on"),
+            arg("--report", metavar="YYYY-MM", help="forward: month to score"),
+        ),
+    ),
+    Command(
+        "retag",
+        "re-tag every stored paper now, per-topic changes",
+        "Re-tag every stored paper now (the scheduler does it in the background after the "
+        "tagger changes) and list what changed per topic.",
+        "bot.cli_tagging:cmd_retag",
+        (arg("--quiet", action="store_true", help="no progress lines"),),
+    ),
+    Command(
+        "deliveries",
+        "digests and alerts that failed to go out",
+        "Digests and alerts that ended failed (see `digestbot status`).",
+        "bot.cli:cmd_deliveries",
+        actions=(
+            Command(
+                "retry",
+                "send the failed deliveries again",
+                "Queue the digests and alerts that ended failed to be sent again.",
+                arguments=(
+                    date_arg("--since", "only those that failed on or after this day (UTC)"),
+                ),
+            ),
+        ),
+    ),
+    Command(
+        "feedback",
+        "readers' 👍/👎 votes",
+        "Readers' 👍/👎 votes on the papers of digests and alerts.",
+        "bot.cli:cmd_feedback",
+        actions=(
+            Command(
+                "export",
+                "a topic's votes as gold-set lines",
+                "Write the papers voted on under a topic, over every channel, as JSON Lines in "
+                "the gold-set format `digestbot eval` reads (labels yes / no / borderline from "
+                "the votes), for review before they become tagging labels.",
+                arguments=(
+                    arg("--topic", required=True, metavar="TOPIC", help="display name or slug"),
+                    arg(
+                        "--output",
+                        type=Path,
+                        metavar="FILE",
+                        help="write here instead of standard output",
+                    ),
+                ),
+            ),
+        ),
+    ),
+    Command(
+        "db",
+        "database maintenance",
+        "Database maintenance.",
+        "bot.cli:cmd_db",
+        actions=(
+            Command(
+                "upgrade",
+                "apply schema migrations",
+                "Apply the schema migrations up to the newest. Every start does it too; "
+                "replicas starting together take turns.",
+            ),
+        ),
+    ),
+)
+BY_NAME = {command.name: command for command in COMMANDS}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,12 +327,21 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Settings come from the environment or .env (see .env.example).",
     )
     parser.add_argument("--version", action=_PrintVersion)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    _add_running_commands(commands)
-    _add_reading_commands(commands)
-    _add_tagging_commands(commands)
-    _add_maintenance_commands(commands)
+    _add_commands(parser, COMMANDS, dest="command")
     return parser
+
+
+def _add_commands(parser: argparse.ArgumentParser, commands: Sequence[Command], dest: str) -> None:
+    metavar = "COMMAND" if dest == "command" else "ACTION"
+    chosen = parser.add_subparsers(dest=dest, metavar=metavar, required=True)
+    for command in commands:
+        sub = chosen.add_parser(command.name, help=command.summary, description=command.description)
+        for argument in command.arguments:
+            sub.add_argument(*argument.flags, **argument.options)
+        if any(argument.options.get("metavar") == "DATE" for argument in command.arguments):
+            sub.epilog = "DATE is a day as YYYY-MM-DD."
+        if command.actions:
+            _add_commands(sub, command.actions, dest=f"{command.name}_command")
 
 
 class _PrintVersion(argparse.Action):
@@ -79,240 +357,9 @@ class _PrintVersion(argparse.Action):
         parser.exit()
 
 
-def _command(commands, name: str, summary: str, description: str) -> argparse.ArgumentParser:
-    """A subcommand: `summary` in the command list, `description` atop its own --help."""
-    return commands.add_parser(name, help=summary, description=description)
-
-
-def _actions(command: argparse.ArgumentParser, dest: str):
-    """The ACTIONs a command requires (`digestbot db upgrade`); which one lands in `dest`."""
-    return command.add_subparsers(dest=dest, metavar="ACTION", required=True)
-
-
-def _date_option(command: argparse.ArgumentParser, flag: str, help: str) -> None:
-    command.add_argument(flag, type=_iso_date, metavar="DATE", help=help)
-    command.epilog = "DATE is a day as YYYY-MM-DD."
-
-
-def _add_running_commands(commands) -> None:
-    _command(
-        commands,
-        "demo",
-        "load the bundled demo corpus and print a digest (offline)",
-        "Load the bundled (generated) demo corpus into a temporary SQLite database and print "
-        "the digest a channel following RL for LLM Agents would receive. Needs no network "
-        "and no settings.",
-    )
-    run = _command(
-        commands,
-        "run",
-        "run the scheduler: ingest arXiv and print digests",
-        "The long-running bot: the scheduler and every configured chat adapter (Telegram, "
-        "Discord) in one process. Without a chat token it prints the weekly digest of "
-        "TERMINAL_FOLLOWS to the terminal.",
-    )
-    run.add_argument("--once", action="store_true", help="one ingest and one digest, then exit")
-    ingest = _command(
-        commands,
-        "ingest",
-        "ingest today's arXiv listings, or a file",
-        "Fetch today's arXiv listings (or read a file), tag and store the papers, and report "
-        "what was read, new, updated, skipped and missing. Exit code 1 when papers are "
-        "missing or every entry of a file was skipped.",
-    )
-    ingest.add_argument("--file", type=Path, metavar="PATH", help=_FILE_HELP)
-    backfill = _command(
-        commands,
-        "backfill",
-        "fetch the last N days from the arXiv API",
-        "Fetch the last N days of the configured categories from the arXiv API. Resumable: "
-        "an interrupted run carries on where it stopped; results still missing are named "
-        "(exit code 1) for the next run to fetch.",
-    )
-    backfill.add_argument(
-        "--days", type=_positive_days, required=True, metavar="N", help="days back, 1 to 3650"
-    )
-
-
-def _add_reading_commands(commands) -> None:
-    topics = _command(
-        commands,
-        "topics",
-        "list or search the topic catalog",
-        "List the topic catalog (name, slug, description), or the topics matching a search.",
-    )
-    topics.add_argument("--search", metavar="Q", help="words to look for")
-    topics.add_argument("--json", action="store_true", help=_JSON_HELP)
-    momentum = _command(
-        commands,
-        "momentum",
-        "a topic's momentum and 12-week histogram",
-        "A topic's momentum line (papers in the last four weeks against the four before, "
-        "and its share of all new papers) and its 12-week histogram.",
-    )
-    momentum.add_argument(
-        "topic",
-        metavar="TOPIC",
-        help="display name or slug, in any case, or 'query: …', 'author: …', 'category: …'",
-    )
-    _date_option(momentum, "--as-of", "last day counted (default: today)")
-    momentum.add_argument(
-        "--json", action="store_true", help="machine-readable, with the counts and papers"
-    )
-    links = _command(
-        commands,
-        "links",
-        "the links that follow a topic from Telegram, Discord or Slack",
-        "The links a topic page's \"Follow this topic\" button points to: Telegram links that "
-        "follow the topic in a private chat or a group (needs TELEGRAM_BOT_USERNAME), and the "
-        "Discord install link with what to type once the bot is in (needs "
-        "DISCORD_APPLICATION_ID), and Slack's (needs SLACK_INSTALL_URL).",
-    )
-    links.add_argument("topic", metavar="TOPIC", help="display name or slug, in any case")
-    preview = _command(
-        commands,
-        "preview",
-        "print the digest a channel would receive",
-        "Print the digest a channel following the given topics would receive for a period, "
-        "and optionally write the chart it would show.",
-    )
-    preview.add_argument(
-        "--follow",
-        action="append",
-        required=True,
-        metavar="TOPIC",
-        help="a followed topic (display name or slug) or 'query: …', 'author: …', "
-        "'category: …'; repeat for more",
-    )
-    _date_option(preview, "--as-of", "last day of the period (default: today)")
-    _date_option(preview, "--since", "first day of the period (default: 6 days before)")
-    preview.add_argument(
-        "--chart", type=Path, metavar="FILE", help="also write the chart a chat would show (PNG)"
-    )
-    spikes = _command(
-        commands,
-        "spikes",
-        "which topics would alert now, and why",
-        "Which topics the spike scan would alert about now, and why each other one stays "
-        "quiet. Nothing is recorded.",
-    )
-    _date_option(spikes, "--as-of", "last day counted (default: today)")
-    spikes.add_argument("--json", action="store_true", help=_JSON_HELP)
-    spikes.add_argument("--all", action="store_true", help="list quiet topics too")
-    status = _command(
-        commands,
-        "status",
-        "last ingest, queue, paused channels, next digests",
-        "Last ingest, papers, delivery queue, failed deliveries and why, paused channels, "
-        "next digests due and re-tagging progress.",
-    )
-    status.add_argument("--json", action="store_true", help=_JSON_HELP)
-
-
-def _add_tagging_commands(commands) -> None:
-    tag = _command(
-        commands,
-        "tag",
-        "tag the papers of a file without storing them",
-        "The topics each paper of a file would be stored with, best first; nothing is stored.",
-    )
-    tag.add_argument("--file", type=Path, required=True, metavar="PATH", help=_FILE_HELP)
-    tag.add_argument("--json", action="store_true", help="one JSON object per paper")
-    evaluation = _command(
-        commands,
-        "eval",
-        "precision and recall on a judged gold set",
-        "Per-topic precision, recall and F1 of the tagger on a judged gold set, with the "
-        "worst errors and their evidence.",
-    )
-    evaluation.add_argument("gold", type=Path, metavar="GOLD", help="gold file (JSON Lines)")
-    evaluation.add_argument(
-        "--split", choices=("all", "dev", "test"), default="all", help="papers to score"
-    )
-    evaluation.add_argument("--worst", type=int, default=20, metavar="N", help="errors shown")
-    evaluation.add_argument(
-        "--by-month", action="store_true", help="figures per listing month, oldest first"
-    )
-    evaluation.add_argument("--json", action="store_true", help=_JSON_HELP)
-    training = _command(
-        commands,
-        "train",
-        "rebuild the learned tagger from judged papers",
-        "Rebuild the learned tagging tier from judged papers (the gold set plus any reviewed "
-        "judged lines) and real papers for its vocabulary; the same inputs give the same "
-        "bytes. Forward in time: --until, --choose and --report. Needs the train extra: "
-        "pip install 'digestbot[train]'.",
-    )
-    training.add_argument(
-        "--gold", type=Path, action="append", metavar="PATH",
-        help="judged papers, JSON Lines (repeatable, later files win; default the gold set)",
-    )
-    training.add_argument(
-        "--corpus", type=Path, action="append", metavar="PATH",
-        help="real papers for the vocabulary, JSON Lines (repeatable)",
-    )
-    training.add_argument("--out", type=Path, metavar="PATH", help="artefact to write")
-    training.add_argument(
-        "--split", choices=("dev", "all"), default="dev",
-        help="judged papers to learn from (dev keeps the test split for measuring)",
-    )
-    training.add_argument("--cv", action="store_true", help="only print cross-validation")
-    training.add_argument("--until", metavar="YYYY-MM", help="forward: learn from papers up to")
-    training.add_argument("--choose", metavar="YYYY-MM", help="forward: thresholds chosen on")
-    training.add_argument("--report", metavar="YYYY-MM", help="forward: month to score")
-    retag = _command(
-        commands,
-        "retag",
-        "re-tag every stored paper now, per-topic changes",
-        "Re-tag every stored paper now (the scheduler does it in the background after the "
-        "tagger changes) and list what changed per topic.",
-    )
-    retag.add_argument("--quiet", action="store_true", help="no progress lines")
-
-
-def _add_maintenance_commands(commands) -> None:
-    sending = _command(
-        commands,
-        "deliveries",
-        "digests and alerts that failed to go out",
-        "Digests and alerts that ended failed (see `digestbot status`).",
-    )
-    sending_commands = _actions(sending, "deliveries_command")
-    retry = _command(
-        sending_commands,
-        "retry",
-        "send the failed deliveries again",
-        "Queue the digests and alerts that ended failed to be sent again.",
-    )
-    _date_option(retry, "--since", "only those that failed on or after this day (UTC)")
-    feedback = _command(
-        commands,
-        "feedback",
-        "readers' 👍/👎 votes",
-        "Readers' 👍/👎 votes on the papers of digests and alerts.",
-    )
-    feedback_commands = _actions(feedback, "feedback_command")
-    export = _command(
-        feedback_commands,
-        "export",
-        "a topic's votes as gold-set lines",
-        "Write the papers voted on under a topic, over every channel, as JSON Lines in the "
-        "gold-set format `digestbot eval` reads (labels yes / no / borderline from the "
-        "votes), for review before they become tagging labels.",
-    )
-    export.add_argument("--topic", required=True, metavar="TOPIC", help="display name or slug")
-    export.add_argument(
-        "--output", type=Path, metavar="FILE", help="write here instead of standard output"
-    )
-    db = _command(commands, "db", "database maintenance", "Database maintenance.")
-    db_commands = _actions(db, "db_command")
-    _command(
-        db_commands,
-        "upgrade",
-        "apply schema migrations",
-        "Apply the schema migrations up to the newest. Every start does it too; replicas "
-        "starting together take turns.",
-    )
+def _handler(command: Command) -> Callable[[Settings, argparse.Namespace], int]:
+    module, _, function = command.handler.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -334,24 +381,14 @@ def _output_closed() -> int:
     return 128 + signal.SIGPIPE
 
 
-# Failures told in one line, by the module that raises them. A module never imported cannot
-# have raised its error, so `_raised` looks them up without importing anything.
-_CONFIGURATION_ERRORS = (
-    ("bot.settings", "SettingsError"),
-    ("digests.topics.catalog", "CatalogError"),
-    ("digests.topics.topic_model", "ModelError"),
-)
-_STORE_ERRORS = (
-    ("digests.store.engine", "DatabaseUnavailable"),
-    ("digests.store.instance", "InstanceInUse"),
-)
-_DATABASE_FAILURES = (("sqlalchemy.exc", "OperationalError"),)
+# A full disk or a lost server is told in one line too, though the error is SQLAlchemy's; a
+# module never imported cannot have raised it, so it is looked up without importing anything.
+_DATABASE_FAILURE = ("sqlalchemy.exc", "OperationalError")
 
 
-def _raised(errors: tuple[tuple[str, str], ...]) -> tuple[type[BaseException], ...]:
-    """The error classes among `errors` whose modules are loaded."""
-    loaded = ((sys.modules.get(module), name) for module, name in errors)
-    return tuple(getattr(module, name) for module, name in loaded if module is not None)
+def _database_failures() -> tuple[type[BaseException], ...]:
+    module = sys.modules.get(_DATABASE_FAILURE[0])
+    return (getattr(module, _DATABASE_FAILURE[1]),) if module is not None else ()
 
 
 def _run_command(args: argparse.Namespace) -> int:
@@ -364,17 +401,11 @@ def _run_command(args: argparse.Namespace) -> int:
     try:
         settings = load_settings()
         redact = Redactor(settings.secrets())
-        return HANDLERS[args.command](settings, args)
-    except _raised(_CONFIGURATION_ERRORS) as exc:
-        _fail(redact(f"configuration: {exc}"))
-        return EXIT_USAGE
-    except _raised(_STORE_ERRORS) as exc:
-        _fail(redact(str(exc)))
-        return EXIT_USAGE
-    except CommandError as exc:
-        _fail(redact(str(exc)))
-        return exc.code
-    except _raised(_DATABASE_FAILURES) as exc:  # a full disk, a lost server: not a traceback
+        return _handler(BY_NAME[args.command])(settings, args)
+    except DigestbotError as exc:
+        _fail(redact(exc.user_text()))
+        return exc.exit_code
+    except _database_failures() as exc:
         from digests.health import first_line
 
         _fail(redact(f"the database failed: {first_line(exc)}"))
@@ -417,9 +448,9 @@ def _resolve_in(catalog: Catalog, query: str):
             return parse_filter(query)
         return catalog.resolve(query)
     except FilterError as exc:
-        raise CommandError(str(exc), EXIT_USAGE) from None
+        raise UsageError(str(exc)) from None
     except UnknownTopic as exc:
-        raise CommandError(str(exc), EXIT_USAGE) from None
+        raise UsageError(str(exc)) from None
 
 
 def cmd_ingest(settings: Settings, args: argparse.Namespace) -> int:
@@ -443,48 +474,28 @@ def _run_async(job):
     return asyncio.run(job)
 
 
-def read_document(path: Path) -> bytes:
-    """The file's bytes, gunzipped when it is gzip (arXiv dumps and corpora often are)."""
-    import gzip
-
-    try:
-        data = path.read_bytes()
-        return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
-    except (OSError, EOFError) as exc:
-        raise CommandError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
-
-
 def ingest_file(app: App, path: Path) -> IngestReport:
     """Read, tag and store the file a batch at a time (see `UseCases.ingest_batches`)."""
     import zlib
 
+    from bot.documents import open_document
     from bot.tag_ahead import tagging_ahead
     from digests.papers.feeds import FeedError, read_batches
 
     try:
-        with _open_document(path) as stream, tagging_ahead(app.tagger) as ahead:
+        with open_document(path) as stream, tagging_ahead(app.tagger) as ahead:
             batches = read_batches(stream, name=str(path))
             if ahead is None:
                 return app.usecases.ingest_batches(batches)
             return app.usecases.ingest_batches(ahead.ahead(batches), tagger=ahead)
     except FeedError as exc:
-        raise CommandError(f"{path}: {exc}") from None
+        raise DigestbotError(f"{path}: {exc}") from None
     except (OSError, EOFError, zlib.error) as exc:
         reason = getattr(exc, "strerror", None) or exc
-        raise CommandError(
+        raise DigestbotError(
             f"cannot read {path}: {reason}; the papers before the fault are stored, "
             "and a re-run adds nothing twice"
         ) from None
-
-
-def _open_document(path: Path):
-    """The file as a binary stream, gunzipped as it is read when it is gzip."""
-    import gzip
-
-    stream = path.open("rb")
-    if stream.peek(2)[:2] != b"\x1f\x8b":
-        return stream
-    return gzip.GzipFile(fileobj=stream, mode="rb")
 
 
 async def _with_client(app: App, job: Callable):
@@ -494,7 +505,7 @@ async def _with_client(app: App, job: Callable):
         try:
             return await job(client)
         except ArxivUnavailable as exc:
-            raise CommandError(f"arXiv: {exc}") from None
+            raise DigestbotError(f"arXiv: {exc}") from None
 
 
 def cmd_backfill(settings: Settings, args: argparse.Namespace) -> int:
@@ -562,25 +573,15 @@ def cmd_momentum(settings: Settings, args: argparse.Namespace) -> int:
     import json
 
     from digests.messages.plain_text import render_momentum
-    from digests.topics.catalog import Catalog, TopicDef
+    from digests.topics.catalog import Catalog
+    from digests.usecases.momenta import read_momentum
 
     catalog = Catalog.load(settings.topics_file)
     topic = _resolve_in(catalog, args.topic)
     as_of = args.as_of or _now().date()
     engine = _open_store(settings)
     try:
-        if isinstance(topic, TopicDef):
-            from digests.messages.momenta import topic_momenta
-
-            with engine.connect() as connection:
-                momentum = topic_momenta(connection, [topic], as_of=as_of)[topic.slug]
-        else:
-            from sqlmodel import Session
-
-            from digests.messages.reports import followed_momentum
-
-            with Session(engine) as session:  # never committed: a filter is looked up only
-                momentum = followed_momentum(session, topic, as_of=as_of)
+        momentum = read_momentum(engine, topic, as_of=as_of)
     finally:
         engine.dispose()
     if args.json:
@@ -601,13 +602,13 @@ def _open_store(settings: Settings):
 
 def cmd_links(settings: Settings, args: argparse.Namespace) -> int:
     """Needs no database: the links are made from the catalog and two settings."""
-    from digests.chat import links
     from digests.follows.filters import is_filter_spec
+    from digests.links import chat as links
     from digests.topics.catalog import Catalog
 
     if is_filter_spec(args.topic):
-        raise CommandError("links are made for catalog topics; a query, author or category "
-                           "is followed with /follow in the chat", EXIT_USAGE)
+        raise UsageError("links are made for catalog topics; a query, author or category "
+                           "is followed with /follow in the chat")
     topic = _resolve_in(Catalog.load(settings.topics_file), args.topic)
     print(topic.name)
     username = settings.telegram_bot_username
@@ -639,7 +640,7 @@ def cmd_preview(settings: Settings, args: argparse.Namespace) -> int:
     until = args.as_of or _now().date()
     since = args.since or until - timedelta(days=6)
     if since > until:
-        raise CommandError("--since must not be after --as-of", EXIT_USAGE)
+        raise UsageError("--since must not be after --as-of")
     digest = app.usecases.digest(topics, since=since, until=until)
     print(render_text(digest, histogram=True))
     if args.chart and (spec := digest_chart(digest)):  # --follow gives it a topic at least
@@ -654,7 +655,7 @@ def _write_chart(path: Path, spec: dict) -> None:
         path.write_bytes(chart_png(spec))
     except OSError as exc:
         reason = f"cannot write the chart to {path}: {exc.strerror}"
-        raise CommandError(reason, EXIT_USAGE) from None
+        raise UsageError(reason) from None
     print(f"Chart written to {path}", file=sys.stderr)
 
 
@@ -662,8 +663,8 @@ def cmd_spikes(settings: Settings, args: argparse.Namespace) -> int:
     """What the spike scan would decide; nothing is recorded."""
     import json
 
-    from digests.signals.spikes import scan
     from digests.store import follow_filters
+    from digests.usecases.spike_scan import scan
 
     app = _with_app(settings)
     as_of = args.as_of or _now().date()
@@ -721,7 +722,7 @@ def cmd_feedback(settings: Settings, args: argparse.Namespace) -> int:
         try:
             args.output.write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise CommandError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
+            raise DigestbotError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
     papers = "1 paper" if len(lines) == 1 else f"{len(lines):,} papers"
     _fail(f"note: {papers} voted on under {topic.name}; review them before using as labels")
     return 0
@@ -735,46 +736,6 @@ def cmd_db(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_demo(settings: Settings, args: argparse.Namespace) -> int:
-    from bot.demo import run_demo
-
-    return run_demo(settings)
-
-
-def cmd_tag(settings: Settings, args: argparse.Namespace) -> int:
-    from bot.cli_tagging import cmd_tag
-
-    return cmd_tag(settings, args)
-
-
-def cmd_eval(settings: Settings, args: argparse.Namespace) -> int:
-    from bot.cli_tagging import cmd_eval
-
-    return cmd_eval(settings, args)
-
-
-def cmd_train(settings: Settings, args: argparse.Namespace) -> int:
-    try:
-        from digests.topics import training
-    except ImportError as exc:
-        raise CommandError(
-            f"digestbot train needs the train extra ({exc.name} is missing): "
-            "pip install 'digestbot[train]'"
-        ) from None
-    from digests.topics.evaluation import GoldError
-
-    try:
-        return training.run(args)
-    except (training.TrainingError, GoldError) as exc:
-        raise CommandError(str(exc)) from None
-
-
-def cmd_retag(settings: Settings, args: argparse.Namespace) -> int:
-    from bot.cli_tagging import cmd_retag
-
-    return cmd_retag(settings, args)
-
-
 def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
     from bot.arxiv import ArxivUnavailable
     from bot.runner import run
@@ -782,25 +743,4 @@ def cmd_run(settings: Settings, args: argparse.Namespace) -> int:
     try:
         return run(settings, once=args.once)
     except ArxivUnavailable as exc:  # --once: no digest is better than a stale one
-        raise CommandError(f"arXiv: {exc}; no digest printed") from None
-
-
-HANDLERS: dict[str, Callable[[Settings, argparse.Namespace], int]] = {
-    "demo": cmd_demo,
-    "run": cmd_run,
-    "ingest": cmd_ingest,
-    "backfill": cmd_backfill,
-    "topics": cmd_topics,
-    "momentum": cmd_momentum,
-    "preview": cmd_preview,
-    "links": cmd_links,
-    "spikes": cmd_spikes,
-    "status": cmd_status,
-    "tag": cmd_tag,
-    "eval": cmd_eval,
-    "train": cmd_train,
-    "retag": cmd_retag,
-    "deliveries": cmd_deliveries,
-    "feedback": cmd_feedback,
-    "db": cmd_db,
-}
+        raise DigestbotError(f"arXiv: {exc}; no digest printed") from None

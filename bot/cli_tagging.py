@@ -1,6 +1,7 @@
-"""`digestbot tag`, `eval` and `retag`: what the tagger decides, how right it is, applying it.
+"""`digestbot tag`, `eval`, `train` and `retag`: what the tagger decides, how right it is,
+learning it anew, applying it.
 
-Imported by `bot.cli` when one of these commands runs.
+Imported when one of these commands runs (see `bot.cli.COMMANDS`).
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 
 from bot.app import build_app
-from bot.cli import EXIT_USAGE, CommandError, read_document
+from bot.documents import read_document
 from bot.settings import Settings
+from digests.errors import DigestbotError, UsageError
 from digests.messages.plain_text import clean_text
 from digests.papers.feeds import FeedError, parse_document
-from digests.papers.ingest import record_tags
 from digests.papers.records import PaperRecord
 from digests.store import repo
 from digests.store.unit_of_work import unit_of_work
@@ -28,8 +29,9 @@ from digests.topics.evaluation import (
     evaluate_by_month,
     load_gold,
 )
-from digests.topics.retag import RetagStatus, retag_all
 from digests.topics.tagger import Tagger, TagScore
+from digests.usecases.ingest import record_tags
+from digests.usecases.retag import RetagStatus, retag_all
 
 CHUNK = 2_000  # papers tagged together; the learned tier is much faster in batches
 
@@ -39,7 +41,7 @@ def cmd_tag(settings: Settings, args: argparse.Namespace) -> int:
     try:
         parsed = parse_document(read_document(args.file), name=str(args.file))
     except FeedError as exc:
-        raise CommandError(f"{args.file}: {exc}") from None
+        raise DigestbotError(f"{args.file}: {exc}") from None
     catalog = Catalog.load(settings.topics_file)
     tagger = Tagger(catalog)
     for skip in parsed.skipped:
@@ -92,10 +94,10 @@ def cmd_eval(settings: Settings, args: argparse.Namespace) -> int:
     try:
         papers = load_gold(args.gold)
     except GoldError as exc:
-        raise CommandError(str(exc)) from None
+        raise DigestbotError(str(exc)) from None
     split = None if args.split == "all" else args.split
     if split and not any(p.split == split for p in papers):
-        raise CommandError(f"{args.gold}: no paper of the {split!r} split", EXIT_USAGE)
+        raise UsageError(f"{args.gold}: no paper of the {split!r} split")
     tagger = Tagger(Catalog.load(settings.topics_file))
     if args.by_month:
         return _print_by_month(tagger, evaluate_by_month(tagger, papers, split=split), args.json)
@@ -169,6 +171,22 @@ def _name(catalog: Catalog, slug: str) -> str:
 def _figure(value: float | None) -> str:
     # Three places: 0.847 must not read as a floor of 0.85 met.
     return "—" if value is None else f"{value:.3f}"
+
+
+def cmd_train(settings: Settings, args: argparse.Namespace) -> int:
+    try:
+        from digests.topics import training
+    except ImportError as exc:
+        raise DigestbotError(
+            f"digestbot train needs the train extra ({exc.name} is missing): "
+            "pip install 'digestbot[train]'"
+        ) from None
+    from digests.topics.evaluation import GoldError
+
+    try:
+        return training.run(args)
+    except (training.TrainingError, GoldError) as exc:
+        raise DigestbotError(str(exc)) from None
 
 
 def cmd_retag(settings: Settings, args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ network. (The generated corpus, `demo_corpus.jsonl.gz`, stays for tests and scal
 
 from __future__ import annotations
 
+import argparse
 import lzma
 import tempfile
 import time as clock
@@ -24,11 +25,11 @@ from bot.settings import Settings
 from digests.messages.layout import long_date, period_text
 from digests.messages.plain_text import render_text
 from digests.papers.feeds import parse_jsonl
-from digests.papers.ingest import ingest_records
 from digests.papers.records import PaperRecord
 from digests.store import repo
 from digests.store.unit_of_work import unit_of_work
 from digests.topics.catalog import UnknownTopic
+from digests.usecases.ingest import ingest_records
 
 CORPUS = "real_corpus.jsonl.xz"
 TOPIC = "rl-for-llm-agents"
@@ -114,3 +115,7 @@ def _run(app: App, records: list[PaperRecord]) -> int:
     print(f"\nWhat a channel following {topic.name} gets for the week to {long_date(end)}:\n")
     print(render_text(digest, title=f"Demo digest: {topic.name}", histogram=True), end="")
     return 0
+
+
+def cmd_demo(settings: Settings, args: argparse.Namespace) -> int:
+    return run_demo(settings)

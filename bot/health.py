@@ -13,7 +13,7 @@ from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamil
 
 from bot.metrics import OUTCOMES, Metrics
 from digests.health import first_line
-from digests.status import Status
+from digests.usecases.status import Status
 
 
 class _Snapshot:

@@ -15,6 +15,8 @@ from http import HTTPStatus
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
+from digests.errors import Unavailable
+
 HEAD_TIMEOUT = 10.0  # seconds
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -65,11 +67,16 @@ class _Runner(web.AppRunner):
 async def start_web_server(
     app: web.Application, host: str, port: int, *, head_timeout: float = HEAD_TIMEOUT
 ) -> web.AppRunner:
-    """Serving `app`; a port that cannot be bound raises, with nothing left open."""
+    """Serving `app`; a port that cannot be bound raises `Unavailable` (told in one line), with
+    nothing left open."""
     runner = _Runner(app, access_log=None, keepalive_timeout=head_timeout)
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
+    except OSError as error:
+        await runner.cleanup()
+        reason = error.strerror or str(error)
+        raise Unavailable(f"cannot listen on {host}:{port}: {reason}") from None
     except BaseException:
         await runner.cleanup()
         raise

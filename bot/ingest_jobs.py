@@ -12,11 +12,11 @@ from datetime import UTC, datetime, timedelta
 
 from bot.arxiv import API_PAGE_LIMIT, ArxivClient, ArxivUnavailable, submitted_query
 from digests.papers.feeds import ParsedFeed, Skip
-from digests.papers.ingest import IngestReport, ingest_parsed
 from digests.store.repo import load_state, save_state
 from digests.store.unit_of_work import SessionFactory, unit_of_work
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
+from digests.usecases.ingest import IngestReport, ingest_parsed
 
 BACKFILL_KEY = "backfill"
 # A new request ending this close to a stored one is the same request, run again.

@@ -22,8 +22,16 @@ FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 TOKEN_SHAPES = re.compile(
     r"\b\d{6,}:[A-Za-z0-9_-]{30,}|\b[A-Za-z0-9_-]{23,}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}"
 )
-# Loggers that say at INFO what only matters when debugging (httpx: one line per request).
-CHATTY = {"httpx": logging.WARNING, "alembic": logging.WARNING}
+# Loggers that say at INFO what only matters when debugging (httpx: one line per request;
+# APScheduler's executor: two lines per routine job, every tick).
+CHATTY = {
+    "httpx": logging.WARNING,
+    "alembic": logging.WARNING,
+    "apscheduler.executors.default": logging.WARNING,
+}
+# Warnings that are no news here, by logger: the bot has no voice, so discord.py's note that
+# voice is not supported says nothing.
+NO_NEWS = {"discord.client": "voice will NOT be supported"}
 
 
 class Redactor:
@@ -49,6 +57,17 @@ class RedactingFormatter(logging.Formatter):
         return self.redact(super().format(record))
 
 
+class _Without(logging.Filter):
+    """Drops the records whose message holds `words`."""
+
+    def __init__(self, words: str) -> None:
+        super().__init__()
+        self.words = words
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return self.words not in record.getMessage()
+
+
 def configure_logging(settings: Settings) -> Redactor:
     """Send every log line, redacted, to standard error at LOG_LEVEL."""
     redact = Redactor(settings.secrets())
@@ -59,6 +78,10 @@ def configure_logging(settings: Settings) -> Redactor:
     debugging = settings.log_level == "DEBUG"
     for name, level in CHATTY.items():
         logging.getLogger(name).setLevel(logging.NOTSET if debugging else level)
+    for name, words in NO_NEWS.items():
+        logger = logging.getLogger(name)
+        if not any(isinstance(known, _Without) for known in logger.filters):
+            logger.addFilter(_Without(words))
     # A drain still running when the next one is due is expected; don't warn about it.
     logging.getLogger("apscheduler.scheduler").setLevel(logging.ERROR)
     return redact

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
-from sqlmodel import Session
 
 from bot.app import App, build_app, instance_name
 from bot.arxiv import ArxivUnavailable
@@ -36,16 +35,15 @@ from bot.metrics import OUTCOMES, Metrics
 from bot.platforms.base import Adapter
 from bot.platforms.terminal import CHAT_ID as TERMINAL_CHAT
 from bot.platforms.terminal import TerminalAdapter
-from bot.settings import Settings, SettingsError
-from digests.delivery.sending import Transient, send_rate_share, withdraw_sender
+from bot.settings import Settings
+from digests.delivery.sending import Transient
+from digests.errors import DigestbotError
 from digests.health import first_line, problems
 from digests.messages.plain_text import render_text
 from digests.retry import backoff_delay
-from digests.store import lease as leases
-from digests.store.instance import InstanceInUse, hold_instance
-from digests.store.unit_of_work import unit_of_work
+from digests.store.instance import hold_instance
 from digests.topics.catalog import UnknownTopic
-from digests.usecases import UseCases
+from digests.usecases.app import UseCases
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -56,8 +54,6 @@ ANNOUNCEMENT = CronTrigger(
     day_of_week="mon-thu,sun", hour=20, minute=30, timezone="America/New_York"
 )
 LEASE_NAME = "scheduler"
-# Failures with a one-line explanation of their own, reported by the command line.
-EXPLAINED = (ArxivUnavailable, SettingsError, InstanceInUse)
 SHUTDOWN_SECONDS = 8.0
 RETAG_SLICE = 5.0  # seconds of re-tagging per scheduler tick
 CONNECT_BACKOFF_CAP = 300.0  # seconds between attempts to reach a platform, at most
@@ -136,23 +132,13 @@ class Runtime:
     async def _lead(self) -> None:
         async with self._tick_lock:
             ttl = timedelta(seconds=self.app.settings.scheduler_lease_seconds)
-            with unit_of_work(self.app.session) as session:
-                self.share_send_rates(session, ttl)
-                self.is_leader = leases.try_acquire(
-                    session, LEASE_NAME, self.name, now=self.clock(), ttl=ttl
-                )
+            self.is_leader, shares = self.usecases.take_lead(LEASE_NAME, ttl=ttl)
+            self.metrics.send_share.update(shares)
             if not self.is_leader:
                 self._swept.clear()  # if it leads again, it first looks at every schedule
                 return
             for kind in ("weekly", "daily"):
                 await self.plan(kind)
-
-    def share_send_rates(self, session: Session, ttl: timedelta) -> None:
-        """Pace each platform at this replica's share of its per-bot limit."""
-        for platform in self.platforms:
-            share = send_rate_share(session, platform, self.name, now=self.clock(), ttl=ttl)
-            self.dispatcher.share_send_rate(platform, share)
-            self.metrics.send_share[platform] = share
 
     async def plan(self, kind: str) -> int:
         """Store every due digest of this kind as a delivery; returns how many were stored.
@@ -244,7 +230,7 @@ class Runtime:
             try:
                 await adapter.start()
             except Transient as exc:
-                self.dispatcher.senders.pop(adapter.platform, None)  # nothing to send with yet
+                self.usecases.platform_down(adapter.platform)
                 name = adapter.platform
                 self.usecases.health.platform_down(name, str(exc), now=self.clock())
                 log.warning("%s: cannot connect (%s); retrying in the background", name, exc)
@@ -263,7 +249,7 @@ class Runtime:
             except Exception:  # e.g. a token refused meanwhile: no retry mends it
                 log.exception("%s: gave up connecting", adapter.platform)
                 return
-            self.dispatcher.senders[adapter.platform] = adapter.sender
+            self.usecases.platform_up(adapter.platform)
             self.usecases.health.platform_up(adapter.platform)
             log.info("%s: connected after %d failed attempts", adapter.platform, failures)
             return
@@ -310,10 +296,7 @@ class Runtime:
                 await asyncio.wait_for(adapter.stop(), timeout=SHUTDOWN_SECONDS / 2)
             except Exception:  # shutting down: log whatever went wrong and go on
                 log.warning("%s adapter did not stop cleanly", adapter.platform, exc_info=True)
-        with unit_of_work(self.app.session) as session:
-            leases.release(session, LEASE_NAME, self.name, now=self.clock())
-            for platform in self.platforms:
-                withdraw_sender(session, platform, self.name, now=self.clock())
+        self.usecases.step_down(LEASE_NAME)
 
 
 def build_adapters(settings: Settings, services: UseCases) -> list[Adapter]:
@@ -402,7 +385,7 @@ def run(settings: Settings, *, once: bool = False) -> int:
             if runtime.platforms == ["terminal"]:
                 follow_on_terminal(app)
             asyncio.run(serve(runtime))
-    except EXPLAINED:
+    except DigestbotError:
         raise  # the command line says these in one line
     except Exception:
         # Logged, not left to the interpreter: the handler redacts secrets from the traceback.

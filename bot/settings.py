@@ -13,6 +13,7 @@ from dotenv import dotenv_values
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from digests.errors import ConfigurationError
 from digests.signals.spike_settings import SpikeSettings
 
 DEFAULT_CATEGORIES = ("cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.RO", "cs.MA", "stat.ML")
@@ -26,7 +27,7 @@ OUR_PREFIXES = (
 )  # fmt: skip
 
 
-class SettingsError(ValueError):
+class SettingsError(ConfigurationError, ValueError):
     """A setting has a value digestbot cannot use; the message is one line per problem."""
 
 

@@ -27,17 +27,12 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from bot.app import App
 from bot.http_server import SECURITY_HEADERS, secure
 from digests.ask.questions import AskError
-from digests.chat.links import discord_install_link, telegram_follow_link
-from digests.pages.addresses import Period, PeriodError, parse_period
+from digests.links.chat import discord_install_link, telegram_follow_link
+from digests.links.pages import Period, PeriodError, parse_period
 from digests.pages.atom import topic_feed
-from digests.pages.topic_pages import (
-    PageOutOfRange,
-    TopicPage,
-    TopicPages,
-    UnknownFollow,
-    suggestions,
-)
+from digests.pages.page_data import PageOutOfRange, TopicPage, UnknownFollow, suggestions
 from digests.topics.catalog import UnknownTopic
+from digests.usecases.topic_pages import TopicPages
 
 CSP = SECURITY_HEADERS["Content-Security-Policy"]
 PAGE_CACHE = "public, max-age=300"
@@ -75,7 +70,7 @@ class Site:
 
     def follow_links(self, page: TopicPage) -> list[tuple[str, str]]:
         """(label, URL) of each follow button the settings allow. A follow link carries a
-        catalog topic only (`digests.chat.links`): a filter's page says what to type instead."""
+        catalog topic only (`digests.links.chat`): a filter's page says what to type instead."""
         links = []
         if self.telegram_bot and not page.typed:
             link = telegram_follow_link(self.telegram_bot, page.topic.slug)

@@ -7,9 +7,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from digests.papers.ingest import ingest_records, sync_catalog
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
+from digests.usecases.ingest import ingest_records, sync_catalog
 from tests.papers import paper_record
 
 QUESTION = "which papers use a world model as the reward?"

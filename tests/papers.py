@@ -4,6 +4,7 @@ asking for a digest."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -13,10 +14,10 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from digests.messages.digest import DigestPaper
-from digests.papers.ingest import ingest_records, sync_catalog
 from digests.papers.records import PaperRecord, abs_url
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
+from digests.usecases.ingest import ingest_records, sync_catalog
 
 PUBLISHED = datetime(2026, 9, 20, 17, 0, tzinfo=UTC)
 
@@ -83,3 +84,41 @@ def clock_from(start: datetime) -> Callable[[], datetime]:
     """`start`, moving on in real time (manual digests are keyed by the time they are asked)."""
     started = time.monotonic()
     return lambda: start + timedelta(seconds=time.monotonic() - started)
+
+
+def seed_spike(app, as_of: datetime, rising=paper_record) -> None:
+    """70 agent papers (or others `rising` makes) in the last four weeks against 29 before, on
+    a steady volume."""
+    records = [rising(n, as_of - timedelta(days=1 + n % 27)) for n in range(100, 170)]
+    records += [rising(n, as_of - timedelta(days=29 + n % 27)) for n in range(200, 229)]
+    records += [other_paper(n, as_of - timedelta(days=1 + n % 55)) for n in range(1, 1001)]
+    with app.session() as session:
+        ingest_records(session, records, tagger=app.tagger, catalog=app.catalog, now=as_of)
+        session.commit()
+
+
+def other_paper(n: int, published: datetime) -> PaperRecord:
+    """A paper on another subject: the volume agent papers are measured against."""
+    return paper_record(
+        n,
+        published,
+        arxiv_id=f"2608.{n:05d}",
+        title=f"Galaxy cluster survey, field {n}",
+        abstract="We measure the mass function of galaxy clusters.",
+        authors=("Vera Rubin",),
+        categories=("astro-ph.CO",),
+    )
+
+
+def jsonl_line(arxiv_id: str, title: str, published: str, **extra) -> str:
+    paper = {
+        "id": arxiv_id,
+        "title": title,
+        "abstract": "We train large language model agents with reinforcement learning "
+        "to use tools over many turns, with step-level credit assignment.",
+        "authors": ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"],
+        "categories": ["cs.LG", "cs.AI"],
+        "published": published,
+        **extra,
+    }
+    return json.dumps(paper)

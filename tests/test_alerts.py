@@ -13,7 +13,6 @@ from digests.messages.alert import (
     SpikeAlert,
     alert_chart,
     alert_period_key,
-    build_alerts,
 )
 from digests.messages.chart_spec import chart_panels
 from digests.messages.digest import DigestEntry, TopicRef
@@ -23,6 +22,7 @@ from digests.signals.momentum import WINDOW_DAYS, compute_momentum, window_bound
 from digests.signals.spikes import SpikeSettings, TopicCounts, evaluate
 from digests.store import repo
 from digests.topics.catalog import TopicDef
+from digests.usecases.alert_planning import build_alerts
 from tests.papers import digest_paper, paper_record
 
 AS_OF = date(2026, 9, 27)

@@ -10,7 +10,7 @@ import pytest
 from sqlmodel import Session
 
 from digests.ask.questions import AskError, best_sentence, question_words, split_ask
-from digests.chat.commands import Caller, CommandService
+from digests.usecases.commands import Caller, CommandService
 from tests.ask_papers import ANSWER_SENTENCE, ANSWER_TITLE, QUESTION, seed_ask_papers
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)

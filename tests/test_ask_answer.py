@@ -13,7 +13,7 @@ from sqlmodel import Session
 from bot.ask_llm import ask_writer
 from bot.settings import Settings
 from digests.ask.answering import grounded
-from digests.chat.commands import Caller, CommandService
+from digests.usecases.commands import Caller, CommandService
 from tests.ask_papers import ANSWER_SENTENCE, ANSWER_TITLE, QUESTION, seed_ask_papers
 from tests.fakes.openai_server import fake_chat_model
 

@@ -18,7 +18,7 @@ from digests.store.models import Paper
 from digests.store.repo import load_state, save_state
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
-from digests.usecases import UseCases
+from digests.usecases.app import UseCases
 from tests.fakes.arxiv_docs import paper
 from tests.fakes.arxiv_server import FakeArxiv, RecordedRequest, VirtualClock
 

@@ -17,11 +17,12 @@ from sqlalchemy import Engine, select
 from sqlmodel import Session
 
 from bot.app import App
-from digests.chat.commands import Caller
 from digests.delivery.sending import Address, ChatUnavailable
 from digests.store import channels, deliveries
 from digests.store.models import Delivery
+from digests.usecases.commands import Caller
 from tests.fakes.discord_server import DIGESTS_ID, GENERAL_ID, GUILD_ID, STAFF_ID
+from tests.fakes.senders import RecordingSender
 from tests.test_discord import Bot as DiscordBot
 from tests.test_discord import bot as discord_bot  # noqa: F401  (a fixture)
 from tests.test_discord import fake  # noqa: F401  (a fixture)
@@ -154,18 +155,6 @@ async def test_a_channel_paused_by_missing_access_stays_paused_when_the_server_r
 # --- the use cases, on both databases -----------------------------------------------------------
 
 
-class RecordingSender:
-    platform = "telegram"
-    sends_per_second = None
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[Address, dict]] = []
-
-    async def send(self, address: Address, payload: dict) -> str:
-        self.sent.append((address, payload))
-        return str(len(self.sent))
-
-
 class Platform:
     platform = "telegram"
 
@@ -183,7 +172,7 @@ def setup(make_app: Callable[..., App], engine: Engine, now: list[datetime]):
         channel = channels.get_or_create_channel(
             session, platform="telegram", chat_id=str(GROUP), now=now[0]
         )
-        services.commands._follow(session, _caller(), RL)
+        services.commands._follow(session, _caller(), channel, RL)
         deliveries.enqueue(
             session,
             channel_id=channel.id,

@@ -21,6 +21,7 @@ from bot.cli import build_parser, main
 from bot.settings import load_settings
 from digests.store import channels, deliveries
 from digests.store.engine import newest_migration
+from tests.papers import jsonl_line
 
 COMMANDS = [
     "demo",
@@ -43,18 +44,6 @@ COMMANDS = [
 ]
 
 
-def jsonl_line(arxiv_id: str, title: str, published: str, **extra) -> str:
-    paper = {
-        "id": arxiv_id,
-        "title": title,
-        "abstract": "We train large language model agents with reinforcement learning "
-        "to use tools over many turns, with step-level credit assignment.",
-        "authors": ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"],
-        "categories": ["cs.LG", "cs.AI"],
-        "published": published,
-        **extra,
-    }
-    return json.dumps(paper)
 
 
 @pytest.fixture

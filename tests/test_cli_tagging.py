@@ -13,13 +13,12 @@ import pytest
 from sqlmodel import Session, select
 
 from bot.cli import main
-from digests.papers.ingest import ingest_records, sync_catalog
 from digests.store.engine import open_engine, upgrade_schema
 from digests.store.models import Paper, PaperTopic, Topic
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
-from tests.papers import paper_record
-from tests.test_cli import jsonl_line
+from digests.usecases.ingest import ingest_records, sync_catalog
+from tests.papers import jsonl_line, paper_record
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import Engine
 
 from bot.app import App
-from digests.chat.commands import COMMANDS
+from digests.usecases.commands import COMMANDS
 from tests.fakes.discord_server import GUILD_ID, FakeDiscord
 from tests.test_discord import (
     WAIT,

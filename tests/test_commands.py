@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import Session, select
 
-from digests.chat.commands import COMMANDS, Caller, CommandService
 from digests.store import channels
 from digests.store.models import Channel
+from digests.usecases.commands import COMMANDS, Caller, CommandService
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
 PRIVATE = Caller(platform="telegram", chat_id="42", chat_kind="private")

@@ -13,7 +13,6 @@ from digests.delivery.sending import (
     ChatGone,
     ChatMoved,
     ChatUnavailable,
-    Dispatcher,
     MediaRefused,
     OutcomeUnknown,
     Rejected,
@@ -23,38 +22,11 @@ from digests.delivery.sending import (
 from digests.health import problems
 from digests.store import channels, deliveries
 from digests.store.models import Channel, Delivery, DeliveryPart, Follow, Topic
+from digests.usecases.dispatch import Dispatcher
+from tests.fakes.clock import Clock
+from tests.fakes.senders import RecordingSender
 
 NOW = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)
-
-
-class RecordingSender:
-    """A platform that records what it received and fails as scripted, per chat."""
-
-    platform = "telegram"
-
-    def __init__(self) -> None:
-        self.received: list[tuple[str, dict]] = []
-        self.script: dict[str, list[Exception]] = {}
-
-    async def send(self, address: Address, payload: dict) -> str:
-        failures = self.script.get(address.chat_id)
-        if failures:
-            raise failures.pop(0)
-        self.received.append((address.chat_id, payload))
-        return str(len(self.received))
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = NOW
-        self.slept: list[float] = []
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += timedelta(seconds=seconds)
 
 
 @pytest.fixture
@@ -423,11 +395,11 @@ class NoAnswerSender(RecordingSender):
         self.silent = silent
 
     async def send(self, address: Address, payload: dict) -> str:
-        self.received.append((address.chat_id, payload))
+        self.sent.append((address, payload))
         if self.silent:
             self.silent -= 1
             raise OutcomeUnknown("no answer within the send timeout")
-        return str(len(self.received))
+        return str(len(self.sent))
 
 
 @pytest.mark.parametrize(

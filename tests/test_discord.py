@@ -31,21 +31,14 @@ from bot.platforms.discord_render import (
     TITLE_LIMIT,
 )
 from bot.settings import Settings
-from digests.chat.commands import COMMANDS, Argument, CommandService
 from digests.delivery.pacing import RequestPace
-from digests.delivery.sending import (
-    Address,
-    Dispatcher,
-    DrainReport,
-    OutcomeUnknown,
-    Transient,
-    send_rate_share,
-    withdraw_sender,
-)
+from digests.delivery.sending import Address, OutcomeUnknown, Transient
 from digests.store import channels, deliveries
 from digests.store.models import Channel, Delivery, Follow
 from digests.topics.catalog import Catalog
-from digests.usecases import UseCases
+from digests.usecases.app import UseCases
+from digests.usecases.commands import COMMANDS, Argument, CommandService
+from digests.usecases.dispatch import Dispatcher, DrainReport, send_rate_share, withdraw_sender
 from tests.fakes.discord_gateway import ATTACH_FILES, MANAGE_CHANNELS, channel_payload, overwrite
 from tests.fakes.discord_server import (
     BOT_ROLE_ID,

@@ -22,12 +22,12 @@ from bot.platforms.discord_render import (
     render_reply,
     size,
 )
-from digests.chat.commands import Choice, Reply
 from digests.messages.alert import SpikeAlert
 from digests.messages.digest import Digest, DigestEntry, TopicRef, compose_digest
 from digests.papers.records import abs_url
 from digests.signals.momentum import compute_momentum
 from digests.signals.spikes import SpikeSettings, TopicCounts, evaluate
+from digests.usecases.commands import Choice, Reply
 from tests.papers import digest_paper
 
 AS_OF = date(2026, 9, 27)

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import Session
 
-from digests.delivery.digest_planning import due_channels, record_skipped
 from digests.store import channels, deliveries
 from digests.store.models import Topic
+from digests.usecases.digest_planning import due_channels, record_skipped
 
 MONDAY = datetime(2026, 9, 28, 9, 5, tzinfo=UTC)
 # Europe moved its clocks forward the day before; Kiritimati (UTC+14) is already on Tuesday,

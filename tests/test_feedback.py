@@ -15,25 +15,25 @@ from sqlmodel import Session, select
 from bot.app import App
 from bot.cli import main
 from bot.platforms.telegram import build_telegram
-from digests.chat.commands import Caller
-from digests.delivery.alert_planning import without_off_topic
-from digests.delivery.digest_planning import plan_digests
 from digests.delivery.due import Occurrence
-from digests.feedback import votes as feedback
-from digests.feedback.keys import DOWN, UP, vote_data, vote_key
-from digests.feedback.votes import MIN_VOTED_PAPERS, Voter
 from digests.health import STORE_TROUBLE
 from digests.messages.plain_text import render_text
-from digests.papers.ingest import ingest_records, sync_catalog
+from digests.messages.vote_keys import DOWN, UP, vote_data, vote_key
 from digests.store import channels
 from digests.store.models import VoteOffer
 from digests.topics.catalog import Catalog
 from digests.topics.evaluation import load_gold
 from digests.topics.tagger import Tagger
-from digests.usecases import UseCases, digest_offers
+from digests.usecases import votes as feedback
+from digests.usecases.alert_planning import without_off_topic
+from digests.usecases.app import UseCases, digest_offers
+from digests.usecases.commands import Caller
+from digests.usecases.digest_planning import plan_digests
+from digests.usecases.ingest import ingest_records, sync_catalog
+from digests.usecases.votes import MIN_VOTED_PAPERS, Voter
+from tests.fakes.store_faults import read_only
 from tests.papers import paper_record
 from tests.test_discord_render import spike
-from tests.test_health import read_only
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
 RL = "rl-for-llm-agents"
@@ -254,8 +254,8 @@ def test_a_broadcast_offers_every_channel_its_papers_once_so_votes_count_in_each
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # With batches of two, the three chats are read, stored and offered in two batches.
-    monkeypatch.setattr("digests.usecases.STORE_BATCH", batch)
-    monkeypatch.setattr("digests.delivery.digest_planning.PLAN_BATCH", batch)
+    monkeypatch.setattr("digests.usecases.app.STORE_BATCH", batch)
+    monkeypatch.setattr("digests.usecases.digest_planning.PLAN_BATCH", batch)
     ids = seed(engine, catalog, ["Agent study 1", "Agent study 2", "Agent study 3"])
     now = [NOW]
     app = make_app(engine, clock=lambda: now[0], settings={"telegram_token": "1:test"})

@@ -12,11 +12,11 @@ from bot.app import build_app
 from bot.platforms.terminal import CHAT_ID, TerminalAdapter
 from bot.runner import Runtime
 from bot.settings import load_settings
-from digests.chat.commands import Caller
-from digests.signals.spikes import scan
 from digests.store import follow_filters
-from tests.papers import paper_record
-from tests.test_runtime import MONDAY_9, Clock, seed_spike
+from digests.usecases.commands import Caller
+from digests.usecases.spike_scan import scan
+from tests.fakes.clock import MONDAY_9, Clock
+from tests.papers import paper_record, seed_spike
 
 TERMINAL = Caller(platform="terminal", chat_id=CHAT_ID)
 FOLLOWS = {

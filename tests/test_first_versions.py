@@ -8,12 +8,12 @@ import pytest
 from sqlalchemy import select
 from sqlmodel import Session
 
-from digests.messages.reports import topic_momenta
 from digests.papers.feeds import parse_listing
 from digests.papers.first_versions import FROM_API, FROM_ID, date_listed, ids_to_look_up
-from digests.papers.ingest import ingest_parsed, sync_catalog
 from digests.store.models import Paper, PaperTopic
 from digests.topics.tagger import Tagger
+from digests.usecases.ingest import ingest_parsed, sync_catalog
+from digests.usecases.reports import topic_momenta
 from tests.fakes.arxiv_docs import paper, rss_listing
 
 ANNOUNCED = datetime(2026, 9, 24, 4, 0, tzinfo=UTC)  # the listing of Thursday 24 September

@@ -11,15 +11,14 @@ import pytest
 from sqlmodel import Session
 
 from bot.cli import main
-from digests.chat.commands import Caller, CommandService
 from digests.follows.filters import MAX_FOLLOWS
-from digests.papers.ingest import ingest_records, sync_catalog
 from digests.store import channels, follow_filters
 from digests.store.engine import open_engine
 from digests.topics.tagger import Tagger
+from digests.usecases.commands import Caller, CommandService
+from digests.usecases.ingest import ingest_records, sync_catalog
 from tests.fakes.discord_server import GENERAL_ID
-from tests.papers import paper_record, seed_agent_papers
-from tests.test_cli import jsonl_line
+from tests.papers import jsonl_line, paper_record, seed_agent_papers
 from tests.test_discord import (
     EPHEMERAL,
     fake,  # noqa: F401 (the fixture discord needs)

@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 
 from bot.app import App
 from bot.cli import main
-from digests.chat.links import (
+from digests.links.chat import (
     DISCORD_PERMISSIONS,
     PAYLOAD_LIMIT,
     discord_install_link,

@@ -9,13 +9,10 @@ import asyncio
 import io
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import aiohttp
 import pytest
-from sqlalchemy import Engine, event
 from sqlalchemy.exc import InternalError, OperationalError
 
 from bot.health import health_app
@@ -24,33 +21,15 @@ from bot.metrics import Metrics
 from bot.platforms.terminal import TerminalAdapter
 from bot.runner import Runtime
 from bot.web import PageReaders, web_app
-from digests.chat.commands import Caller
 from digests.health import STORE_TROUBLE, HealthFacts, problems
+from digests.usecases.commands import Caller
+from tests.fakes.store_faults import read_only
 from tests.waiting import wait_until
 
 NOW = datetime(2026, 9, 25, 12, tzinfo=UTC)
 PRIVATE = Caller(platform="telegram", chat_id="42", chat_kind="private")
 
 
-@contextmanager
-def read_only(engine: Engine) -> Iterator[None]:
-    """Every new connection refuses writes, as a store on a full or read-only disk does."""
-
-    def refuse_writes(connection, _record) -> None:
-        if engine.dialect.name == "sqlite":
-            connection.execute("PRAGMA query_only = ON")
-            return
-        connection.autocommit = True  # a SET inside a transaction is undone by its rollback
-        connection.execute("SET default_transaction_read_only = on")
-        connection.autocommit = False
-
-    engine.dispose()
-    event.listen(engine, "connect", refuse_writes)
-    try:
-        yield
-    finally:
-        event.remove(engine, "connect", refuse_writes)
-        engine.dispose()
 
 
 async def get_health(base: str) -> tuple[int, dict]:

@@ -19,11 +19,11 @@ from sqlmodel import Session, select
 
 from bot.app import App
 from bot.platforms.telegram import telegram_rate_limiter
-from digests.chat.updates import UpdateInbox
 from digests.store import channels
 from digests.store.models import InboundUpdate
+from digests.usecases.chat_updates import UpdateInbox
+from tests.fakes.store_faults import read_only
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits
-from tests.test_health import read_only
 from tests.test_telegram import (
     ADMIN,
     GROUP,

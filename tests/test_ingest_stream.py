@@ -20,9 +20,9 @@ from sqlmodel import Session
 
 from bot.cli import main
 from digests.papers.feeds import BATCH_SIZE, parse_jsonl, read_batches
-from digests.papers.ingest import record_tags
 from digests.store.models import Paper, PaperTopic
 from digests.topics.tagger import Tagger
+from digests.usecases.ingest import record_tags
 
 SUBJECTS = (
     "Reinforcement learning for LLM agents with tool use",

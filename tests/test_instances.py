@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import create_engine
 
 from digests.store.instance import InstanceInUse, hold_instance
+from tests.fakes.bot_process import add_chats, bot_env, start_bot
 from tests.fakes.telegram_server import FakeTelegram, sent_text
-from tests.test_crash import add_chats, bot_env, start_bot
 from tests.waiting import wait_until
 
 CHATS = range(7_000_000, 7_000_020)

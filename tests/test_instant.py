@@ -14,13 +14,13 @@ from sqlmodel import Session, select
 
 from bot.app import App
 from bot.platforms.telegram import build_telegram
-from digests.chat.commands import Caller
-from digests.papers.ingest import ingest_records, sync_catalog
 from digests.store import channels
 from digests.store.models import Delivery, DeliveryPart
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
-from digests.usecases import UseCases
+from digests.usecases.app import UseCases
+from digests.usecases.commands import Caller
+from digests.usecases.ingest import ingest_records, sync_catalog
 from tests.papers import paper_record
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)

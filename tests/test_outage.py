@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from sqlalchemy import select
@@ -20,9 +20,10 @@ from sqlmodel import Session
 from bot.app import build_app
 from bot.runner import Runtime
 from bot.settings import load_settings
-from digests.papers.ingest import ingest_records
 from digests.store import channels, repo
 from digests.store.models import Channel, Delivery, DeliveryPart
+from digests.usecases.ingest import ingest_records
+from tests.fakes.clock import MONDAY_9, Clock  # every channel's digest is due at MONDAY_9
 from tests.fakes.discord_server import (
     DIGESTS_ID,
     GENERAL_ID,
@@ -31,9 +32,7 @@ from tests.fakes.discord_server import (
 )
 from tests.fakes.telegram_server import FakeTelegram, sent_text
 from tests.papers import paper_record
-from tests.test_runtime import Clock
 
-MONDAY_9 = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)  # every channel's digest is due then
 OUTAGE = (MONDAY_9 - timedelta(minutes=1), MONDAY_9 + timedelta(minutes=9))
 TELEGRAM_CHATS = [4_000_000 + n for n in range(5)]
 DISCORD_CHANNELS = [DIGESTS_ID, GENERAL_ID]

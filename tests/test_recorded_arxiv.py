@@ -15,11 +15,11 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from bot.cli import main
-from digests.messages.reports import topic_momenta
 from digests.papers.feeds import FeedError, parse_document
-from digests.papers.ingest import IngestReport, ingest_parsed, sync_catalog
 from digests.store.models import Paper
 from digests.topics.tagger import Tagger
+from digests.usecases.ingest import IngestReport, ingest_parsed, sync_catalog
+from digests.usecases.reports import topic_momenta
 from tests.shared_data import shared_dir
 
 NOW = datetime(2026, 9, 28, 6, 0, tzinfo=UTC)

@@ -13,8 +13,8 @@ from sqlmodel import Session
 
 from digests.store.engine import open_engine
 from digests.store.lease import holder_of
+from tests.fakes.bot_process import add_chats, bot_env, start_bot, stored_parts
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits, sent_text
-from tests.test_crash import add_chats, bot_env, start_bot, stored_parts
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.postgres

@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import Session, select
 
-from digests.papers.ingest import ingest_records, sync_catalog
-from digests.status import read_status
 from digests.store.models import PaperTopic, Topic
-from digests.topics.retag import retag_all, retag_batch, retag_status
 from digests.topics.tagger import Tagger
+from digests.usecases.ingest import ingest_records, sync_catalog
+from digests.usecases.retag import retag_all, retag_batch, retag_status
+from digests.usecases.status import read_status
 from tests.papers import paper_record
 
 NOW = datetime(2026, 10, 5, 12, 0, tzinfo=UTC)

@@ -6,7 +6,7 @@ import asyncio
 import io
 import logging
 import threading
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlmodel import Session, select
@@ -15,24 +15,14 @@ from bot.app import build_app
 from bot.platforms.terminal import TerminalAdapter
 from bot.runner import Runtime, follow_on_terminal
 from bot.settings import load_settings
-from digests.papers.ingest import NOTHING_ANNOUNCED, ingest_records, sync_catalog
-from digests.papers.records import PaperRecord
 from digests.store.models import Delivery, Paper, PaperTopic, Topic
-from digests.topics.retag import retag_status
 from digests.topics.tagger import Tagger
+from digests.usecases.ingest import NOTHING_ANNOUNCED, ingest_records, sync_catalog
+from digests.usecases.retag import retag_status
 from tests.fakes.arxiv_docs import paper
 from tests.fakes.arxiv_server import FakeArxiv
-from tests.papers import paper_record
-
-MONDAY_9 = datetime(2026, 9, 28, 9, 0, tzinfo=UTC)
-
-
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
+from tests.fakes.clock import MONDAY_9, Clock
+from tests.papers import paper_record, seed_spike
 
 
 @pytest.fixture
@@ -145,30 +135,6 @@ async def test_replicas_split_each_platforms_send_limit_and_a_stopped_one_gives_
     await other.stop()
     await runtime.lead()
     assert send_share(runtime) == 1.0
-
-
-def other_paper(n: int, published: datetime) -> PaperRecord:
-    """A paper on another subject: the volume agent papers are measured against."""
-    return paper_record(
-        n,
-        published,
-        arxiv_id=f"2608.{n:05d}",
-        title=f"Galaxy cluster survey, field {n}",
-        abstract="We measure the mass function of galaxy clusters.",
-        authors=("Vera Rubin",),
-        categories=("astro-ph.CO",),
-    )
-
-
-def seed_spike(app, as_of: datetime, rising=paper_record) -> None:
-    """70 agent papers (or others `rising` makes) in the last four weeks against 29 before, on
-    a steady volume."""
-    records = [rising(n, as_of - timedelta(days=1 + n % 27)) for n in range(100, 170)]
-    records += [rising(n, as_of - timedelta(days=29 + n % 27)) for n in range(200, 229)]
-    records += [other_paper(n, as_of - timedelta(days=1 + n % 55)) for n in range(1, 1001)]
-    with app.session() as session:
-        ingest_records(session, records, tagger=app.tagger, catalog=app.catalog, now=as_of)
-        session.commit()
 
 
 async def test_a_spiking_topic_alerts_its_followers_once(runtime):

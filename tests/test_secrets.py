@@ -13,9 +13,9 @@ import signal
 import subprocess
 from datetime import UTC, datetime
 
+from tests.fakes.bot_process import add_chats, bot_env, start_bot
 from tests.fakes.discord_server import DIGESTS_ID, running_fake_discord
 from tests.fakes.telegram_server import FakeTelegram
-from tests.test_crash import add_chats, bot_env, start_bot
 from tests.waiting import wait_until
 
 TELEGRAM_TOKEN = "7123456789:AAHk3vQx-realistic_Secret_Part_0123456"

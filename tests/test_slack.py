@@ -28,7 +28,7 @@ from bot.settings import Settings, SettingsError
 from digests.delivery.pacing import RequestPace
 from digests.delivery.sending import Address, Transient
 from digests.store import channels, deliveries
-from digests.usecases import UseCases
+from digests.usecases.app import UseCases
 from tests.fakes.slack_server import FakeSlack, Rate, button, visible
 from tests.papers import seed_agent_papers
 from tests.test_alert_rendering import spike_alert

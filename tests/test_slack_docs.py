@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from digests.chat.commands import COMMANDS
+from digests.usecases.commands import COMMANDS
 
 MANIFEST = json.loads((Path(__file__).parents[1] / "docs" / "slack-manifest.json").read_text())
 

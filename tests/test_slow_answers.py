@@ -13,8 +13,8 @@ from collections import Counter
 from sqlalchemy import Engine, select
 from sqlmodel import Session
 
-from digests.delivery.sending import SEND_TIMEOUT, DrainReport
 from digests.store.models import DeliveryPart
+from digests.usecases.dispatch import SEND_TIMEOUT, DrainReport
 from tests.fakes.telegram_server import FakeTelegram, sent_text
 from tests.queued import queue_digests
 from tests.test_telegram import NOW, WAIT, start_bot

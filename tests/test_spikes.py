@@ -18,15 +18,12 @@ from digests.signals.spikes import (
     TopicCounts,
     bh_adjust,
     evaluate,
-    load_memory,
     next_memory,
-    record,
-    scan,
-    topic_counts,
 )
 from digests.store import repo
 from digests.store.models import SpikeState, Topic
 from digests.topics.catalog import TopicDef
+from digests.usecases.spike_scan import load_memory, record, scan, topic_counts
 from tests.papers import paper_record
 
 VOLUME = 10_000  # all new papers per 28 days, unless a test says otherwise

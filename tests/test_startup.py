@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import socket
+import subprocess
+import sys
 from datetime import timedelta
 
 import pytest
@@ -14,10 +17,10 @@ import pytest
 from bot.app import build_app
 from bot.runner import Runtime
 from bot.settings import load_settings
+from tests.fakes.clock import MONDAY_9, Clock
 from tests.fakes.discord_server import DIGESTS_ID, FakeDiscord, pointing_discord_py
 from tests.fakes.telegram_server import FakeTelegram
-from tests.test_outage import MONDAY_9, seed
-from tests.test_runtime import Clock
+from tests.test_outage import seed
 from tests.waiting import wait_until
 
 CHAT = 4_000_000  # one of the chats `seed` makes follow a topic
@@ -97,3 +100,29 @@ async def test_a_platform_unreachable_at_start_is_retried_until_it_answers(
     said = ours(caplog)
     assert said[0].startswith(f"{platform}: cannot connect (") and "retrying" in said[0]
     assert any(line.startswith(f"{platform}: still cannot connect") for line in said[1:])
+
+
+def test_a_health_port_already_in_use_stops_the_run_in_one_line(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {
+            **os.environ,
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'digestbot.db'}",
+            "ARXIV_API_URL": "http://127.0.0.1:9/api",
+            "ARXIV_RSS_URL": "http://127.0.0.1:9",
+            "HEALTH_HOST": "127.0.0.1",
+            "HEALTH_PORT": str(port),
+        }
+        finished = subprocess.run(
+            [sys.executable, "-m", "bot", "run"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert finished.returncode == 2, finished.stderr[-2000:]
+    last = finished.stderr.splitlines()[-1]
+    assert last.startswith(f"digestbot: cannot listen on 127.0.0.1:{port}: ")
+    assert "Traceback" not in finished.stderr

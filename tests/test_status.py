@@ -10,9 +10,9 @@ from sqlmodel import Session
 from bot.health import health_app
 from bot.http_server import start_web_server
 from bot.metrics import Metrics
-from digests.status import read_status
 from digests.store import channels, deliveries, repo
 from digests.store.models import Topic
+from digests.usecases.status import read_status
 
 NOW = datetime(2026, 9, 25, 12, tzinfo=UTC)  # a Friday
 

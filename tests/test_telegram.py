@@ -26,7 +26,6 @@ from telegram.error import InvalidToken
 from bot.app import App
 from bot.platforms.telegram import TelegramAdapter, telegram_rate_limiter
 from bot.platforms.telegram_render import render_digest
-from digests.chat.commands import COMMANDS, Caller
 from digests.delivery.pacing import RequestPace
 from digests.delivery.sending import (
     Address,
@@ -38,7 +37,8 @@ from digests.delivery.sending import (
 )
 from digests.store import channels, deliveries
 from digests.topics.catalog import Catalog
-from digests.usecases import UseCases
+from digests.usecases.app import UseCases
+from digests.usecases.commands import COMMANDS, Caller
 from tests.fakes.telegram_html import parse_telegram_html
 from tests.fakes.telegram_server import (
     FakeTelegram,

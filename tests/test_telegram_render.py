@@ -17,11 +17,11 @@ from bot.platforms.telegram_render import (
     render_digest,
     render_reply,
 )
-from digests.chat.commands import Choice, Reply
 from digests.messages.chart_spec import CHART_KEY, chart_panels
 from digests.messages.digest import DigestPaper, TopicRef, compose_digest
 from digests.papers.records import abs_url
 from digests.signals.momentum import compute_momentum
+from digests.usecases.commands import Choice, Reply
 from tests.fakes.telegram_html import parse_telegram_html, utf16_length, validate_telegram_html
 from tests.papers import digest_paper
 

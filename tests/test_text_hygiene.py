@@ -11,8 +11,8 @@ from lxml import etree, html
 from sqlmodel import Session
 
 from bot.web import Site
-from digests.papers.ingest import ingest_records, sync_catalog
 from digests.topics.tagger import Tagger
+from digests.usecases.ingest import ingest_records, sync_catalog
 from tests.papers import paper_record
 from tests.web_site import NOW, serving
 

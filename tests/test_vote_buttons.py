@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from bot.platforms import discord_render, telegram_render
-from digests.feedback.keys import parse_vote_data, vote_key
+from digests.messages.vote_keys import parse_vote_data, vote_key
 from tests.test_discord_render import spike
 from tests.test_telegram_render import EVALS, RL, digest_of, numbered, visible
 

@@ -12,12 +12,11 @@ from lxml import etree
 from sqlmodel import Session
 
 from bot.web import Site
-from digests.papers.ingest import ingest_records
 from digests.topics.tagger import Tagger
+from digests.usecases.ingest import ingest_records
 from tests.atom_rfc4287 import atom_problems
 from tests.papers import paper_record
-from tests.test_web_pages import ATOM, RL, fetch
-from tests.web_site import HOSTILE, NOW, seed, serving, store_follow
+from tests.web_site import ATOM, HOSTILE, NOW, RL, fetch, seed, serving, store_follow
 
 STRANGE_ABSTRACT = "<b>bold</b> & ]]> </summary><script>alert(1)</script> \x0b\x1b[31m red"
 

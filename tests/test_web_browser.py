@@ -28,9 +28,9 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from digests.follows.filters import parse_filter
-from digests.messages.reports import topic_momenta
 from digests.store.engine import open_engine, upgrade_schema
 from digests.topics.catalog import Catalog
+from digests.usecases.reports import topic_momenta
 from tests.web_site import HOSTILE, seed, store_follow
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")

@@ -22,10 +22,10 @@ from sqlmodel import Session
 
 from bot.demo import load_corpus
 from digests.messages.tags import lineage
-from digests.papers.ingest import ingest_records, sync_catalog
 from digests.signals.trending import JUDGED_FLOOR
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
+from digests.usecases.ingest import ingest_records, sync_catalog
 from tests.test_web_browser import (  # noqa: F401 (browser is a fixture)
     Visit,
     browser,

@@ -4,14 +4,16 @@ security headers and echoes nothing, a slow client is cut off, and caches get wh
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 
+import pytest
 from aiohttp import web
 
 from bot.http_server import SECURITY_HEADERS, start_web_server
 from bot.web import Site, web_app
-from tests.test_web_pages import RL, fetch
-from tests.web_site import NOW, seed, serving
+from digests.errors import Unavailable
+from tests.web_site import NOW, RL, fetch, seed, serving
 
 
 async def raw_exchange(port: int, request: bytes) -> bytes:
@@ -119,3 +121,17 @@ async def test_the_atom_feed_named_after_the_host_varies_by_host(engine, catalog
         _, by_setting, _ = await fetch(f"{base}/topics/{RL}.atom")
     assert "Host" in by_host.get("Vary", "") and "public" in by_host["Cache-Control"]
     assert "Host" not in by_setting.get("Vary", "")
+
+
+async def test_a_port_already_in_use_is_told_in_one_line(unused_tcp_port):
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", unused_tcp_port))
+    taken.listen()
+    try:
+        with pytest.raises(Unavailable) as raised:
+            await start_web_server(web.Application(), "127.0.0.1", unused_tcp_port)
+    finally:
+        taken.close()
+    told = raised.value.user_text()
+    assert told.startswith(f"cannot listen on 127.0.0.1:{unused_tcp_port}: ")
+    assert "\n" not in told and "Traceback" not in told

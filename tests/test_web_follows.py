@@ -11,9 +11,8 @@ from sqlmodel import Session
 
 from bot.web import Site
 from digests.follows.filters import FilterError, FollowFilter, parse_filter
-from digests.messages.reports import topic_momenta
-from tests.test_web_pages import ATOM, fetch
-from tests.web_site import HOSTILE, NOW, seed, serving, store_follow
+from digests.usecases.reports import topic_momenta
+from tests.web_site import ATOM, HOSTILE, NOW, fetch, seed, serving, store_follow
 
 SCRIPT_QUERY = 'query: "<script>alert(1)</script>"'
 SITE = Site(telegram_bot="digest_bot", discord_application="123456789012345678")

@@ -5,28 +5,26 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode
 
-import aiohttp
 from lxml import etree, html
-from multidict import CIMultiDict
 from sqlmodel import Session
 
 from bot.web import CSP, Site
-from digests.chat.commands import Caller, CommandService
-from digests.messages.reports import topic_momenta
 from digests.messages.tags import lineage
+from digests.usecases.commands import Caller, CommandService
+from digests.usecases.reports import topic_momenta
 from tests.ask_papers import ANSWER_SENTENCE, ANSWER_TITLE, QUESTION, seed_ask_papers
-from tests.web_site import CERTAIN, HOSTILE, NOISY, NOW, seed, seed_trending, serving
-
-RL = "rl-for-llm-agents"
-ATOM = "{http://www.w3.org/2005/Atom}"
-
-
-async def fetch(url: str, **headers: str) -> tuple[int, CIMultiDict, str]:
-    async with (
-        aiohttp.ClientSession() as client,
-        client.get(url, headers=headers, allow_redirects=False) as response,
-    ):
-        return response.status, response.headers.copy(), await response.text()
+from tests.web_site import (
+    ATOM,
+    CERTAIN,
+    HOSTILE,
+    NOISY,
+    NOW,
+    RL,
+    fetch,
+    seed,
+    seed_trending,
+    serving,
+)
 
 
 def momentum_line(engine, catalog, slug: str = RL) -> str:

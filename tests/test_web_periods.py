@@ -9,11 +9,10 @@ from urllib.parse import quote
 from lxml import html
 from sqlmodel import Session
 
-from digests.papers.ingest import ingest_records
 from digests.topics.tagger import Tagger
+from digests.usecases.ingest import ingest_records
 from tests.papers import paper_record
-from tests.test_web_pages import RL, fetch
-from tests.web_site import NOW, seed, serving, store_follow
+from tests.web_site import NOW, RL, fetch, seed, serving, store_follow
 
 THIS_WEEK = "from=2026-09-21&to=2026-09-27"  # NOW's papers were ingested on the 25th
 TWO_WEEKS_AGO = "from=2026-09-07&to=2026-09-13"

@@ -7,17 +7,19 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 
+import aiohttp
+from multidict import CIMultiDict
 from sqlalchemy import Engine
 from sqlmodel import Session
 
 from bot.http_server import start_web_server
 from bot.web import Site, web_app
 from digests.follows.filters import FollowFilter, parse_filter
-from digests.follows.service import store_filter
-from digests.pages.topic_pages import TopicPages
-from digests.papers.ingest import ingest_records, sync_catalog
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
+from digests.usecases.follows import store_filter
+from digests.usecases.ingest import ingest_records, sync_catalog
+from digests.usecases.topic_pages import TopicPages
 from tests.papers import paper_record, seed_agent_papers
 
 NOW = datetime(2026, 9, 25, 12, tzinfo=UTC)
@@ -87,3 +89,17 @@ def seed_trending(engine: Engine, catalog: Catalog, *, now: datetime = NOW) -> N
         sync_catalog(session, catalog=catalog, tagger=tagger, now=now)
         ingest_records(session, records, tagger=tagger, catalog=catalog, now=now)
         session.commit()
+
+
+RL = "rl-for-llm-agents"
+
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+async def fetch(url: str, **headers: str) -> tuple[int, CIMultiDict, str]:
+    async with (
+        aiohttp.ClientSession() as client,
+        client.get(url, headers=headers, allow_redirects=False) as response,
+    ):
+        return response.status, response.headers.copy(), await response.text()

@@ -7,7 +7,7 @@ import asyncio
 from typing import Protocol
 
 from digests.delivery.sending import MediaRefused
-from digests.usecases import Platform
+from digests.usecases.app import Platform
 
 
 class Adapter(Platform, Protocol):

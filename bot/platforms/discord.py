@@ -1,7 +1,7 @@
 """Discord: slash commands in, digests out, through discord.py in the bot's own event loop.
 
 The adapter translates; the core decides. The slash commands, their options, descriptions and
-autocomplete are made from the core's command table (`digests.chat.commands.COMMANDS`). A slash
+autocomplete are made from the core's command table (`digests.usecases.commands.COMMANDS`). A slash
 command becomes a `Caller` (the channel or thread the command came from, its server, and
 whether the member may manage that channel) plus a command name and argument (its options
 joined in the table's order) for `CommandService.handle`; its `Reply` is rendered by
@@ -38,7 +38,6 @@ from bot.platforms.base import draw_chart
 from bot.platforms.discord_render import render_alert, render_digest, render_reply
 from bot.platforms.turns import ChatTurns
 from bot.settings import Settings, SettingsError
-from digests.chat.commands import COMMANDS, Argument, Caller, Command, Reply
 from digests.delivery.sending import (
     Address,
     ChatGone,
@@ -50,14 +49,15 @@ from digests.delivery.sending import (
     SendFailure,
     Transient,
 )
-from digests.feedback.keys import is_vote_data
-from digests.feedback.votes import Voter
 from digests.messages.chart_spec import CHART_KEY
+from digests.messages.vote_keys import is_vote_data
+from digests.usecases.commands import COMMANDS, Argument, Caller, Command, Reply
+from digests.usecases.votes import Voter
 
 if TYPE_CHECKING:
     from digests.messages.alert import SpikeAlert
     from digests.messages.digest import Digest
-    from digests.usecases import UseCases
+    from digests.usecases.app import UseCases
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ embeds.
 A digest payload is JSON, stored with its delivery before anything is sent:
 `{"content": str | None, "embeds": [embed.to_dict(), ...]}`; the sender rebuilds the embeds
 with `discord.Embed.from_dict`. A part showing papers adds `"components"`: action rows of
-👍/👎 buttons whose custom_id is the core's vote data (`digests.feedback.keys`). A spike alert
+👍/👎 buttons whose custom_id is the core's vote data (`digests.messages.vote_keys`). A spike alert
 may add `"mention_role_id": "123"`, the one role
 the sender then allows to be pinged; nothing else ever pings anyone.
 
@@ -36,13 +36,13 @@ from dataclasses import dataclass, field
 import discord
 from discord.utils import escape_markdown, escape_mentions
 
-from digests.chat.commands import Reply
-from digests.feedback.keys import DOWN, UP, vote_data
 from digests.messages.alert import SpikeAlert, alert_chart
 from digests.messages.chart_spec import CHART_KEY, digest_chart
 from digests.messages.digest import Digest
 from digests.messages.layout import PaperVote, alert_layout, clean_text, digest_layout, link_url
 from digests.messages.layout import utf16_size as size
+from digests.messages.vote_keys import DOWN, UP, vote_data
+from digests.usecases.commands import Reply
 
 CONTENT_LIMIT = 2000
 TITLE_LIMIT = 256

@@ -50,10 +50,8 @@ from bot.http_server import start_web_server
 from bot.platforms import slack_render
 from bot.platforms.base import draw_chart
 from bot.settings import Settings, SettingsError
-from digests.chat.commands import COMMANDS, Caller, Reply
 from digests.delivery.pacing import RequestPace
 from digests.delivery.sending import (
-    SEND_TIMEOUT,
     Address,
     ChatUnavailable,
     MediaRefused,
@@ -63,12 +61,14 @@ from digests.delivery.sending import (
     SendFailure,
     Transient,
 )
-from digests.feedback.keys import is_vote_data
-from digests.feedback.votes import Voter
 from digests.messages.alert import SpikeAlert
 from digests.messages.chart_spec import CHART_KEY
 from digests.messages.digest import Digest
-from digests.usecases import UseCases
+from digests.messages.vote_keys import is_vote_data
+from digests.usecases.app import UseCases
+from digests.usecases.commands import COMMANDS, Caller, Reply
+from digests.usecases.dispatch import SEND_TIMEOUT
+from digests.usecases.votes import Voter
 
 log = logging.getLogger(__name__)
 

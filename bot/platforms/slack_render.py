@@ -11,7 +11,7 @@ text the file's comment, and posts the part without it where files are refused.
 Limits: 50 blocks a message and 3,000 characters a section. Each paper is a section (the layout
 keeps a paper within `block_limit`, measured after escaping) and an actions block with its
 👍/👎 buttons, whose `value` (and `action_id`) is the core's vote data
-(`digests.feedback.keys`). A topic that goes on in the next message is headed
+(`digests.messages.vote_keys`). A topic that goes on in the next message is headed
 "NAME (continued)".
 
 Safety: paper text comes from strangers. Every dynamic string goes through `clean_text` and
@@ -27,8 +27,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from digests.chat.commands import FOLLOW_MODES, Choice, Reply
-from digests.feedback.keys import DOWN, UP, vote_data
 from digests.messages.alert import SpikeAlert, alert_chart
 from digests.messages.chart_spec import CHART_KEY, digest_chart
 from digests.messages.digest import Digest
@@ -40,6 +38,8 @@ from digests.messages.layout import (
     link_url,
     utf16_size,
 )
+from digests.messages.vote_keys import DOWN, UP, vote_data
+from digests.usecases.commands import FOLLOW_MODES, Choice, Reply
 
 MESSAGE_BLOCKS = 50
 SECTION_LIMIT = 3000

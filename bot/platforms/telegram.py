@@ -70,9 +70,7 @@ from bot.platforms.base import draw_chart
 from bot.platforms.telegram_updates import PerChatUpdates
 from bot.settings import Settings, SettingsError
 from bot.tls import shared_tls_context
-from digests.chat.commands import COMMANDS, Caller, Reply, menu
 from digests.delivery.sending import (
-    SEND_TIMEOUT,
     Address,
     ChatMoved,
     ChatUnavailable,
@@ -83,13 +81,15 @@ from digests.delivery.sending import (
     SendFailure,
     Transient,
 )
-from digests.feedback.keys import is_vote_data
-from digests.feedback.votes import Voter
 from digests.messages.alert import SpikeAlert
 from digests.messages.chart_spec import CHART_KEY
 from digests.messages.digest import Digest
 from digests.messages.layout import clean_text
-from digests.usecases import UseCases
+from digests.messages.vote_keys import is_vote_data
+from digests.usecases.app import UseCases
+from digests.usecases.commands import COMMANDS, Caller, Reply, menu
+from digests.usecases.dispatch import SEND_TIMEOUT
+from digests.usecases.votes import Voter
 
 if TYPE_CHECKING:
     from bot.platforms.telegram_webhook import WebhookReceiver

@@ -29,12 +29,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from digests.chat.commands import Choice, Reply
-from digests.feedback.keys import DOWN, UP, vote_data
 from digests.messages.alert import SpikeAlert, alert_chart
 from digests.messages.chart_spec import CHART_KEY, digest_chart
 from digests.messages.digest import Digest, shorten
 from digests.messages.layout import PaperVote, alert_layout, clean_text, digest_layout, utf16_size
+from digests.messages.vote_keys import DOWN, UP, vote_data
+from digests.usecases.commands import Choice, Reply
 
 MESSAGE_LIMIT = 4096  # Telegram's limit for a message's text
 CAPTION_LIMIT = 1024  # and for a photo's caption

@@ -6,9 +6,9 @@ queued updates would hold those slots while they wait for the chat's turn, so on
 backlog (slowed by its 20-a-minute limit) would stall every other chat. PTB's limit is left
 open here, and ours is taken only once a chat's turn has come: a chat holds one slot at most.
 
-Every update goes through the store's inbox (`digests.chat.updates`) before it is handled: one
-received before is dropped (a replayed vote does not flip), and one not handled when the bot
-stops is handled at the next start, in its chat's order.
+Every update goes through the store's inbox (`digests.usecases.chat_updates`) before it is
+handled: one received before is dropped (a replayed vote does not flip), and one not handled
+when the bot stops is handled at the next start, in its chat's order.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from telegram import Update
 from telegram.ext import BaseUpdateProcessor
 
 from bot.platforms.turns import ChatTurns
-from digests.chat.updates import UpdateInbox
+from digests.usecases.chat_updates import UpdateInbox
 
 log = logging.getLogger("bot.platforms.telegram")
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from digests.errors import UsageError
 from digests.follows.query import Any, Node, Term, search_words
 from digests.messages.digest import TopicRef, sentences, shorten
 
@@ -35,7 +36,7 @@ with would you your"""
 STOP_WORDS = frozenset(_COMMON.split())
 
 
-class AskError(ValueError):
+class AskError(UsageError, ValueError):
     """A question that cannot be searched; the message says what to type instead."""
 
 

@@ -8,12 +8,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from rapidfuzz import fuzz, process
 
+from digests.errors import UsageError
+
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _TIME = re.compile(r"(?P<hour>\d{1,2}):(?P<minute>\d{2})")
 USAGE = "Say /schedule WEEKDAY HH:MM [TIMEZONE], e.g. /schedule monday 09:00 Europe/Berlin."
 
 
-class ScheduleError(ValueError):
+class ScheduleError(UsageError, ValueError):
     """A schedule the user typed that cannot be used; the message says what to type."""
 
 

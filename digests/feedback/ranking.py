@@ -31,6 +31,19 @@ MAX_FEATURES = 5_000
 
 
 @dataclass(frozen=True)
+class ChannelFeedback:
+    """What a channel's votes change in its digests and alerts."""
+
+    hidden: frozenset[tuple[str, str]] = frozenset()  # (arXiv id, topic slug) voted off-topic
+    model: PaperModel | None = None
+    votes: int = 0  # the votes the model learnt from
+
+    @property
+    def note(self) -> str:
+        return f"Ranked by this channel's {self.votes:,} votes" if self.model else ""
+
+
+@dataclass(frozen=True)
 class PaperModel:
     vocabulary: dict[str, int]
     idf: np.ndarray

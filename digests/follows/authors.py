@@ -11,11 +11,13 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
+from digests.errors import UsageError
+
 MAX_NAME = 100  # characters
 _SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
 
 
-class AuthorError(ValueError):
+class AuthorError(UsageError, ValueError):
     """A name that cannot be followed; the message says why."""
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rapidfuzz import fuzz, process
 
+from digests.errors import UsageError
+
 CATEGORIES: dict[str, str] = {
     "astro-ph": "Astrophysics",
     "astro-ph.CO": "Cosmology and Nongalactic Astrophysics",
@@ -165,7 +167,7 @@ CATEGORIES: dict[str, str] = {
 _BY_LOWER = {category.lower(): category for category in CATEGORIES}
 
 
-class CategoryError(ValueError):
+class CategoryError(UsageError, ValueError):
     """Not one of arXiv's categories; `suggestions` holds the closest ids."""
 
     def __init__(self, message: str, suggestions: list[str]) -> None:

@@ -6,7 +6,7 @@
 
 Each becomes a `FollowFilter`, stored as a topic of its own kind (its slug says which), so the
 digest, momentum, the 12-week chart, /following and /unfollow treat it like a catalog topic.
-Its papers are tagged when it is first followed (`digests.follows.service`) and on every
+Its papers are tagged when it is first followed (`digests.usecases.follows`) and on every
 ingest (`match_new_papers`).
 """
 
@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
+from digests.errors import UsageError
 from digests.follows.authors import AuthorError, AuthorName, author_name, display_name, parse_author
 from digests.follows.categories import CATEGORIES, CategoryError, parse_category
 from digests.follows.matching import WordIndex
@@ -30,7 +31,7 @@ LABELS = {"query": "Search", "author": "Author", "category": "Category"}
 MAX_FOLLOWS = 25  # per channel, topics and filters together
 
 
-class FilterError(ValueError):
+class FilterError(UsageError, ValueError):
     """A follow that cannot be made; the message says why. `suggestions` are values to offer."""
 
     def __init__(self, message: str, suggestions: Sequence[str] = ()) -> None:

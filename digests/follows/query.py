@@ -20,6 +20,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from digests.errors import UsageError
+
 MAX_LENGTH = 200  # characters
 MAX_TERMS = 12
 MAX_DEPTH = 4  # nested parentheses
@@ -28,7 +30,7 @@ _ASCII_SEPARATORS = str.maketrans({chr(c): " " for c in range(128) if not chr(c)
 _TOKEN = re.compile(r'\s*(?:(?P<paren>[()])|"(?P<phrase>[^"]*)(?P<closed>"?)|(?P<word>[^\s()"]+))')
 
 
-class QueryError(ValueError):
+class QueryError(UsageError, ValueError):
     """A query that cannot be used; the message says why, and where (1-based column)."""
 
 

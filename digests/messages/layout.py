@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Protocol
 
-from digests.feedback.keys import vote_key
+from digests.links.pages import Period, page_url
 from digests.messages.digest import Digest, DigestEntry, DigestSection, shorten
-from digests.pages.addresses import Period, page_url
+from digests.messages.vote_keys import vote_key
 from digests.papers.records import abs_url
 from digests.signals.momentum import MONTHS, histogram_lines, papers_text, share_text, sparkline
 from digests.signals.spikes import evidence_text, shares_text
@@ -102,7 +102,7 @@ class SectionLayout:
 @dataclass(frozen=True)
 class PaperVote:
     """The paper of a block, for a platform's 👍/👎 buttons: its number in the text, the key
-    its buttons carry (`digests.feedback.keys`) and its topic's name (clean, not escaped)."""
+    its buttons carry (`digests.messages.vote_keys`) and its topic's name (clean, not escaped)."""
 
     number: int
     key: str

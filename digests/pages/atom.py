@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from lxml import etree
 
-from digests.pages.topic_pages import PaperItem, TopicPage
+from digests.pages.page_data import PaperItem, TopicPage
 from digests.text_hygiene import without_controls
 
 ATOM = "http://www.w3.org/2005/Atom"

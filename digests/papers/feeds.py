@@ -16,6 +16,7 @@ from typing import BinaryIO
 
 from lxml import etree
 
+from digests.errors import UsageError
 from digests.papers.records import BadArxivId, PaperRecord, as_utc, is_category_id, parse_arxiv_id
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -60,7 +61,7 @@ LISTING_TYPES = frozenset({"new", "cross"}) | LISTING_UPDATE_TYPES
 CURRENT_LISTINGS = "https://rss.arxiv.org/rss/cs.LG"
 
 
-class FeedError(ValueError):
+class FeedError(UsageError, ValueError):
     """Nothing could be read from a document; the message is one line."""
 
 

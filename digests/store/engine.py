@@ -8,13 +8,15 @@ from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
 
+from digests.errors import Unavailable
+
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 SQLITE_BUSY_MS = 10_000  # how long a statement waits for another process's write
 SQLITE_MIGRATION_WAIT_MS = 30 * 60 * 1000
 LOCK_SPACE = 0x64676274  # "dgbt": digestbot's PostgreSQL advisory locks taken with two keys
 
 
-class DatabaseUnavailable(RuntimeError):
+class DatabaseUnavailable(Unavailable, RuntimeError):
     """The database URL is malformed or the server cannot be reached; the message is one line."""
 
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 
-from sqlalchemy import bindparam, delete, func, insert, literal, select, text
+from sqlalchemy import bindparam, delete, insert, literal, select, text
 from sqlmodel import Session
 
 from digests.follows.authors import author_name
@@ -80,11 +80,6 @@ def forget_if_unfollowed(session: Session, topic_id: int) -> None:
         session.execute(delete(PaperTopic).where(PaperTopic.topic_id == topic_id))
         session.execute(delete(FilterRow).where(FilterRow.topic_id == topic_id))
         session.execute(delete(Topic).where(Topic.id == topic_id))
-
-
-def follow_count(session: Session, channel_id: int) -> int:
-    statement = select(func.count()).select_from(Follow).where(Follow.channel_id == channel_id)
-    return session.execute(statement).scalar_one()
 
 
 def matching_papers(session: Session, follow: FollowFilter, *, start: date, end: date) -> list[int]:

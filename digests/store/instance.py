@@ -20,8 +20,10 @@ from pathlib import Path
 
 from sqlalchemy import Engine, text
 
+from digests.errors import Unavailable
 
-class InstanceInUse(RuntimeError):
+
+class InstanceInUse(Unavailable, RuntimeError):
     """Another live process holds this database (SQLite) or this instance name; one line."""
 
 

@@ -243,7 +243,7 @@ class CommandSync(SQLModel, table=True):
 
 class VoteOffer(SQLModel, table=True):
     """A paper a channel was shown with vote buttons, under one topic; `key` is what the
-    buttons carry (`digests.feedback.votes.vote_key`). Votes are taken on these alone."""
+    buttons carry (`digests.usecases.votes.vote_key`). Votes are taken on these alone."""
 
     __tablename__ = "vote_offer"
 
@@ -256,7 +256,7 @@ class VoteOffer(SQLModel, table=True):
 
 class Vote(SQLModel, table=True):
     """One reader's 👍 (+1) or 👎 (-1) on a paper under a topic in a channel. `voter` is an
-    HMAC of the platform's user id (see `digests.feedback.votes.voter_hash`), never the id."""
+    HMAC of the platform's user id (see `digests.usecases.votes.voter_hash`), never the id."""
 
     __tablename__ = "vote"
     __table_args__ = (Index("ix_vote_channel_topic", "channel_id", "topic_id"),)

@@ -32,6 +32,8 @@ from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
+from digests.errors import ConfigurationError
+
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _NON_WORD = re.compile(r"[\W_]+")
 _ASCII_SEPARATORS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
@@ -119,7 +121,7 @@ class TopicDef:
         return {item[1:] for group in self.all_of for item in group if item.startswith("@")}
 
 
-class CatalogError(ValueError):
+class CatalogError(ConfigurationError, ValueError):
     """The catalog or a TOPICS_FILE is unusable; the message is one line."""
 
 

@@ -16,12 +16,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from digests.errors import UsageError
 from digests.topics.tagger import TagEvidence, Tagger
 
 LABELS = ("yes", "borderline", "no")
 
 
-class GoldError(ValueError):
+class GoldError(UsageError, ValueError):
     """The gold file is unusable; the message names the line."""
 
 

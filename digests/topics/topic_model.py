@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from digests.errors import ConfigurationError
 from digests.topics.text_features import category_terms, paper_word_bytes
 
 FORMAT = 2
@@ -39,7 +40,7 @@ SHIPPED = "topic_model.json.gz"
 CHUNK = 256  # papers scored together (see `probabilities_many`)
 
 
-class ModelError(ValueError):
+class ModelError(ConfigurationError, ValueError):
     """The artefact is missing or unreadable; the message is one line."""
 
 

@@ -69,11 +69,6 @@ def discord_install_link(application_id: str) -> str:
     return "https://discord.com/oauth2/authorize?" + urlencode(query)
 
 
-def discord_command_mention(name: str, command_id: str) -> str:
-    """`</follow:ID>`: a clickable command inside a Discord message (not a web link)."""
-    return f"</{name}:{command_id}>"
-
-
 @dataclass(frozen=True)
 class StartFollow:
     """A `/start` payload asking to follow a topic: by its slug, or by the slug's hash."""

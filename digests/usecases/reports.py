@@ -8,44 +8,21 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
-from digests.follows.filters import FollowFilter
-from digests.follows.service import store_filter
 from digests.messages.digest import Digest, DigestPaper, TopicRef, compose_digest
-from digests.messages.momenta import topic_momenta as topic_momenta
 from digests.messages.tags import Lineage
-from digests.signals.momentum import Momentum
 from digests.store import repo
 from digests.store.models import Paper
 from digests.topics.catalog import TopicDef
+from digests.usecases.momenta import as_topics as as_topics
+from digests.usecases.momenta import followed_momentum as followed_momentum
+from digests.usecases.momenta import topic_momenta as topic_momenta
 
 if TYPE_CHECKING:
-    from digests.feedback.votes import ChannelFeedback
+    from digests.feedback.ranking import ChannelFeedback
 
 # A paper announced late in a period may be tagged after the period's digest went out; it is
 # still news the week after, but a paper first published long before is not.
 NEWS_AGE_DAYS = 7
-
-
-def followed_momentum(
-    session: Session, followed: TopicDef | FollowFilter, *, as_of: date
-) -> Momentum:
-    """A topic's or a filter's momentum line and 12-week histogram as of a day; a filter's
-    papers are tagged in `session`, which the caller does not commit."""
-    (topic,) = as_topics(session, [followed], as_of=as_of)
-    return topic_momenta(session, [topic], as_of=as_of)[topic.slug]
-
-
-def as_topics(
-    session: Session, followed: Sequence[TopicDef | FollowFilter], *, as_of: date
-) -> list[TopicDef]:
-    """Filters as topics, their papers tagged in `session` when nobody follows them yet."""
-    topics = []
-    for item in followed:
-        if isinstance(item, FollowFilter):
-            store_filter(session, item, now=day_end(as_of))
-            item = item.topic()
-        topics.append(item)
-    return topics
 
 
 def day_start(day: date) -> datetime:

@@ -24,10 +24,28 @@ from sqlalchemy.exc import IntegrityError, InternalError, OperationalError
 from sqlmodel import Session
 
 from digests.ask.answering import AnswerWriter
-from digests.chat.commands import Caller, CommandService, Reply
-from digests.chat.updates import UpdateInbox
-from digests.delivery.alert_planning import ALERT_WINDOW, PlannedAlert, plan_alerts
-from digests.delivery.digest_planning import (
+from digests.delivery.due import DEFAULT_GRACE
+from digests.delivery.sending import ON_DEMAND_WINDOW, Address, Sender
+from digests.follows.filters import FollowFilter
+from digests.health import STORE_TROUBLE, first_line
+from digests.messages.alert import SpikeAlert
+from digests.messages.digest import Digest
+from digests.messages.layout import period_text
+from digests.messages.tags import lineage
+from digests.papers.feeds import BATCH_SIZE, ParsedFeed, Skip
+from digests.signals.momentum import Momentum
+from digests.signals.spike_settings import SpikeSettings
+from digests.store import channels, command_sync, deliveries, repo
+from digests.store import lease as leases
+from digests.store.bulk import chunks
+from digests.store.unit_of_work import SessionFactory, unit_of_work
+from digests.topics.catalog import Catalog, TopicDef
+from digests.topics.tagger import Tagger
+from digests.usecases import votes as feedback
+from digests.usecases.alert_planning import ALERT_WINDOW, PlannedAlert, plan_alerts
+from digests.usecases.chat_updates import UpdateInbox
+from digests.usecases.commands import Caller, CommandService, Reply
+from digests.usecases.digest_planning import (
     PlannedDigest,
     due_channels,
     followed_topics,
@@ -35,24 +53,8 @@ from digests.delivery.digest_planning import (
     plan_instant,
     record_skipped,
 )
-from digests.delivery.due import DEFAULT_GRACE
-from digests.delivery.sending import ON_DEMAND_WINDOW, Address, Dispatcher, Sender
-from digests.feedback import votes as feedback
-from digests.feedback.export import gold_lines
-from digests.feedback.votes import VoteAnswer, Voter
-from digests.follows.filters import FollowFilter
-from digests.health import STORE_TROUBLE, first_line
-from digests.messages.alert import SpikeAlert
-from digests.messages.digest import Digest
-from digests.messages.layout import period_text
-from digests.messages.reports import (
-    as_topics,
-    build_digest,
-    followed_momentum,
-)
-from digests.messages.tags import lineage
-from digests.papers.feeds import BATCH_SIZE, ParsedFeed, Skip
-from digests.papers.ingest import (
+from digests.usecases.dispatch import Dispatcher, send_rate_share, withdraw_sender
+from digests.usecases.ingest import (
     IngestReport,
     PaperSource,
     SourceUnavailable,
@@ -60,16 +62,15 @@ from digests.papers.ingest import (
     listing_ids_to_look_up,
     sync_catalog,
 )
-from digests.signals.momentum import Momentum
-from digests.signals.spike_settings import SpikeSettings
-from digests.status import Status, read_status
-from digests.store import channels, command_sync, deliveries, repo
-from digests.store import lease as leases
-from digests.store.bulk import chunks
-from digests.store.unit_of_work import SessionFactory, unit_of_work
-from digests.topics.catalog import Catalog, TopicDef
-from digests.topics.retag import RetagStatus, retag_batch
-from digests.topics.tagger import Tagger
+from digests.usecases.reports import (
+    as_topics,
+    build_digest,
+    followed_momentum,
+)
+from digests.usecases.retag import RetagStatus, retag_batch
+from digests.usecases.status import Status, read_status
+from digests.usecases.vote_export import gold_lines
+from digests.usecases.votes import VoteAnswer, Voter
 
 COMMAND_SYNC_TTL = timedelta(minutes=2)  # a replica that dies while syncing blocks no longer
 STORE_BATCH = 1_000  # channels whose deliveries and vote offers are written together
@@ -153,6 +154,13 @@ class UseCases:
         """Plan deliveries for this platform, rendered by it, and send them through it."""
         self.platforms[platform.platform] = platform
         self.dispatcher.senders[platform.platform] = platform.sender
+
+    def platform_down(self, platform: str) -> None:
+        """Its deliveries wait (unclaimed) until `platform_up`: there is nothing to send with."""
+        self.dispatcher.senders.pop(platform, None)
+
+    def platform_up(self, platform: str) -> None:
+        self.dispatcher.senders[platform] = self.platforms[platform].sender
 
     # --- papers ------------------------------------------------------------------------------
 
@@ -400,7 +408,7 @@ class UseCases:
             return VoteAnswer(f"Sorry: {STORE_TROUBLE}.", ok=False)
 
     def export_votes(self, slug: str) -> list[dict]:
-        """The topic's voted papers as gold-set lines (`digests.feedback.export`)."""
+        """The topic's voted papers as gold-set lines (`digests.usecases.vote_export`)."""
         with self.session_factory() as session:
             return list(gold_lines(session, slug))
 
@@ -477,6 +485,30 @@ class UseCases:
             command_sync.record(session, scope, digest, command_ids, now=self.clock())
             leases.release(session, lease, me, now=self.clock())
         return "synced"
+
+    # --- replicas ----------------------------------------------------------------------------
+
+    def take_lead(self, lease: str, *, ttl: timedelta) -> tuple[bool, dict[str, float]]:
+        """Renew this replica's presence as a sender of each platform and try to hold `lease`,
+        in one unit of work: whether it leads, and its share of each platform's send rate."""
+        me, now = self.dispatcher.worker, self.clock()
+        with unit_of_work(self.session_factory) as session:
+            shares = {
+                platform: send_rate_share(session, platform, me, now=now, ttl=ttl)
+                for platform in self.platforms
+            }
+            leads = leases.try_acquire(session, lease, me, now=now, ttl=ttl)
+        for platform, share in shares.items():
+            self.dispatcher.share_send_rate(platform, share)
+        return leads, shares
+
+    def step_down(self, lease: str) -> None:
+        """Hand `lease` over and stop counting as a sender, as a replica that stops does."""
+        me, now = self.dispatcher.worker, self.clock()
+        with unit_of_work(self.session_factory) as session:
+            leases.release(session, lease, me, now=now)
+            for platform in self.platforms:
+                withdraw_sender(session, platform, me, now=now)
 
     def status(self, *, upcoming: int = 5, try_writing: bool = False) -> Status:
         """Last ingest, papers, delivery queue and failures, paused channels, next digests;

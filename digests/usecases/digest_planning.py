@@ -20,15 +20,16 @@ from digests.delivery.due import (
     split_due,
     weekdays_due_between,
 )
-from digests.feedback.votes import ChannelFeedback, feedback_of_channels
+from digests.feedback.ranking import ChannelFeedback
 from digests.follows.filters import FollowFilter
 from digests.messages.digest import Digest
-from digests.messages.reports import build_digest
 from digests.messages.tags import lineage
 from digests.papers.records import as_utc
 from digests.store import channels, deliveries, follow_filters, schedules
 from digests.store.bulk import chunks
 from digests.topics.catalog import Catalog
+from digests.usecases.reports import build_digest
+from digests.usecases.votes import feedback_of_channels
 
 PLAN_BATCH = 1_000  # due channels read together: fewer queries, and within every IN's limit
 

@@ -13,103 +13,40 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date, datetime, timedelta
-from urllib.parse import urlencode
 
 from sqlmodel import Session
 
 from digests.ask.questions import best_sentence, question_words
-from digests.ask.service import matching_papers
-from digests.follows.filters import FollowFilter
+from digests.links.pages import Period
 from digests.messages.digest import TopicRef
-from digests.messages.layout import clean_text, link_url, long_date, period_text
-from digests.messages.reports import NEWS_AGE_DAYS, day_end, day_start, topic_momenta
+from digests.messages.layout import clean_text, link_url, long_date
 from digests.messages.tags import Lineage, lineage, shown_tags
-from digests.pages.addresses import Period, page_path
-from digests.pages.charts import Chart, sparkline_chart, weekly_chart
+from digests.pages.charts import sparkline_chart, weekly_chart
+from digests.pages.page_data import (
+    PageOutOfRange,
+    PaperItem,
+    TopicPage,
+    TopicSummary,
+    UnknownFollow,
+    authors_line,
+    typed_follow,
+)
 from digests.signals.momentum import Momentum
 from digests.signals.trending import trending_key
 from digests.store import follow_filters, pages, repo
 from digests.store.models import Paper
 from digests.store.unit_of_work import SessionFactory
 from digests.text_hygiene import without_controls
-from digests.topics.catalog import Catalog, TopicDef, UnknownTopic
+from digests.topics.catalog import Catalog, TopicDef
+from digests.usecases.ask import matching_papers
+from digests.usecases.reports import NEWS_AGE_DAYS, day_end, day_start, topic_momenta
 
 PAPERS_PER_PAGE = 20
 KEPT_FOR = timedelta(minutes=5)
-AUTHORS_SHOWN = 3
 TITLE_LIMIT = 500
 ABSTRACT_LIMIT = 5000
-
-
-@dataclass(frozen=True)
-class PaperItem:
-    arxiv_id: str
-    title: str
-    url: str
-    published: datetime
-    updated: datetime
-    day: str  # "Sep 27, 2026"
-    category: str
-    authors: tuple[str, ...]  # every author, for the feed
-    authors_line: str  # "A. One, B. Two, C. Three +5"
-    abstract: str
-    topics: tuple[TopicRef, ...]
-    match: str = ""  # with a question: the abstract's sentence that matches it best
-
-
-@dataclass(frozen=True)
-class TopicSummary:
-    slug: str
-    name: str
-    description: str
-    momentum: Momentum
-    sparkline: Chart
-
-    @property
-    def path(self) -> str:
-        return page_path(self.slug)
-
-
-@dataclass(frozen=True)
-class TopicPage:
-    topic: TopicSummary
-    chart: Chart
-    papers: tuple[PaperItem, ...]
-    total: int  # papers of the topic (of the period, with one), all pages
-    page: int
-    pages: int
-    period: Period | None = None
-    typed: str = ""  # a follow filter's page: what a chat types to follow it
-    question: str = ""  # a search's page: what was asked (`?q=…`)
-
-    @property
-    def follow_text(self) -> str:
-        """What a chat types to follow this page's topic or filter."""
-        return self.typed or f"/follow {self.topic.name}"
-
-    @property
-    def period_text(self) -> str:
-        return period_text(self.period.start, self.period.end) if self.period else ""
-
-    def page_query(self, number: int) -> str:
-        """The query string of page `number` of the same list."""
-        if self.question:
-            return f"?{urlencode({'q': self.question})}&page={number}"
-        return f"?{self.period.query}&page={number}" if self.period else f"?page={number}"
-
-
-class PageOutOfRange(LookupError):
-    """A page number past the topic's last page; `last` is the last one."""
-
-    def __init__(self, page: int, last: int) -> None:
-        super().__init__(f"page {page:,} is past the last page, {last:,}")
-        self.last = last
-
-
-class UnknownFollow(LookupError):
-    """No stored follow filter has the slug (never followed, or unfollowed by all)."""
 
 
 class TopicPages:
@@ -252,22 +189,6 @@ class TopicPages:
             for row in rows.values()
             if row.slug in self._slugs
         }
-
-
-def authors_line(authors: Sequence[str], shown: int = AUTHORS_SHOWN) -> str:
-    """ "A. One, B. Two, C. Three +5", as the seed pages write it."""
-    names = [name for name in (" ".join(author.split()) for author in authors) if name]
-    line = ", ".join(names[:shown])
-    return f"{line} +{len(names) - shown}" if len(names) > shown else line
-
-
-def typed_follow(follow: FollowFilter) -> str:
-    """What a chat types to follow the filter, e.g. `/follow author: S. Levine`."""
-    return f"/follow {follow.spec}"
-
-
-def suggestions(error: UnknownTopic) -> list[TopicRef]:
-    return [TopicRef(topic.slug, topic.name) for topic in error.suggestions]
 
 
 def _summary(topic: TopicDef, momentum: Momentum) -> TopicSummary:

@@ -10,7 +10,7 @@ from sqlmodel import Session
 from digests.delivery.due import last_occurrence
 from digests.store import channels, deliveries, repo, schedules
 from digests.store.lease import holder_of
-from digests.topics.retag import retag_status
+from digests.usecases.retag import retag_status
 
 
 @dataclass

@@ -22,23 +22,18 @@ from sqlmodel import Session
 from digests.ask.answering import AnswerWriter, answer_messages, grounded
 from digests.ask.questions import (
     EXAMPLE,
-    AskError,
     AskResult,
     question_words,
     reply_text,
     split_ask,
 )
-from digests.ask.service import ask_topic
-from digests.chat.links import parse_start_payload
-from digests.delivery.digest_planning import followed_topics
 from digests.delivery.schedule import (
     WEEKDAYS,
-    ScheduleError,
     parse_schedule,
     schedule_text,
     suggest_timezones,
 )
-from digests.feedback.votes import channel_feedback, forget
+from digests.errors import UsageError
 from digests.follows.categories import suggest_categories
 from digests.follows.filters import (
     LABELS,
@@ -47,17 +42,22 @@ from digests.follows.filters import (
     is_filter_spec,
     parse_filter,
 )
-from digests.follows.service import at_limit, store_filter, too_many
 from digests.health import STORE_TROUBLE, HealthFacts, first_line
+from digests.links.chat import parse_start_payload
+from digests.links.pages import page_url
 from digests.messages.digest import Digest
-from digests.messages.reports import build_digest, topic_momenta
 from digests.messages.tags import lineage
-from digests.pages.addresses import page_url
 from digests.signals.trending import trending_key
 from digests.store import channels, follow_filters, repo
+from digests.store.models import Channel
 from digests.store.unit_of_work import unit_of_work
 from digests.text_hygiene import unsafe_character, without_controls
 from digests.topics.catalog import AmbiguousTopic, Catalog, TopicDef, UnknownTopic
+from digests.usecases.ask import ask_topic
+from digests.usecases.digest_planning import followed_topics
+from digests.usecases.follows import at_limit, store_filter, too_many
+from digests.usecases.reports import build_digest, topic_momenta
+from digests.usecases.votes import channel_feedback, forget
 
 MAX_ARGUMENT = 200  # characters; longer arguments are refused, never cut and applied
 CHOICE_LIMIT = 100  # characters of a value offered to pick (Discord's limit)
@@ -106,7 +106,8 @@ class Reply:
     finish: Callable[[], Reply] | None = None
 
 
-Handler = Callable[["CommandService", Session, Caller, str], Reply]
+# A handler gets the channel the command came from, already recorded (and resumed).
+Handler = Callable[["CommandService", Session, Caller, Channel, str], Reply]
 Suggester = Callable[["CommandService", Caller, str, int], list[Choice]]
 
 
@@ -233,8 +234,8 @@ class CommandService:
             return refused
         try:
             with unit_of_work(self.session_factory) as session:
-                notes = self._touch_channel(session, caller)
-                reply = spec.handler(self, session, caller, argument)
+                channel, notes = self._touch_channel(session, caller)
+                reply = _answered(spec.handler, self, session, caller, channel, argument)
         except (OperationalError, InternalError) as error:  # a full disk, a read-only store
             self.health.store_failed(first_line(error))
             return Reply(f"Sorry: {STORE_TROUBLE}.", ok=False, private=True)
@@ -267,8 +268,9 @@ class CommandService:
             reply.text, reply.ok = f"{unknown}\n\n{reply.text}", False
         return reply
 
-    def _touch_channel(self, session: Session, caller: Caller) -> list[str]:
-        """Record the channel; a command in a paused chat resumes it; explain paused siblings."""
+    def _touch_channel(self, session: Session, caller: Caller) -> tuple[Channel, list[str]]:
+        """The channel, recorded; a command in a paused chat resumes it; notes on paused
+        siblings."""
         channel = self._channel(session, caller)
         notes = []
         if channels.resume(session, channel):
@@ -277,7 +279,7 @@ class CommandService:
             notes.append(
                 f"Digests to #{paused.title or paused.chat_id} are paused: {paused.paused_reason}."
             )
-        return notes
+        return channel, notes
 
     def _channel(self, session: Session, caller: Caller):
         return channels.get_or_create_channel(
@@ -324,29 +326,29 @@ class CommandService:
             rows = repo.topic_rows(session)
         return rows[topic.slug].id
 
-    def _follow(self, session: Session, caller: Caller, argument: str) -> Reply:
+    def _follow(
+        self, session: Session, caller: Caller, channel: Channel, argument: str
+    ) -> Reply:
         query, mode = split_mode(argument)
         if is_filter_spec(query):
-            return self._follow_filter(session, caller, query, mode)
+            return self._follow_filter(session, channel, query, mode)
         topic = self.resolve(query)
         if isinstance(topic, Reply):
             topic.choice_command = "follow"
             return topic
-        channel = self._channel(session, caller)
         if at_limit(session, channel, topic.slug):
             return Reply(too_many(), ok=False, private=True)
         return self._start_following(
             session, channel, self._topic_id(session, topic), topic.name, mode
         )
 
-    def _follow_filter(self, session: Session, caller: Caller, spec: str, mode: str) -> Reply:
+    def _follow_filter(self, session: Session, channel: Channel, spec: str, mode: str) -> Reply:
         """`query: …`, `author: …`, `category: …`: follows of a search, an author, a category."""
         try:
             follow = parse_filter(spec)
         except FilterError as exc:
             choices = tuple(Choice(value, value) for value in exc.suggestions)
             return Reply(str(exc), ok=False, private=True, choices=choices, choice_command="follow")
-        channel = self._channel(session, caller)
         if at_limit(session, channel, follow.slug):
             return Reply(too_many(), ok=False, private=True)
         topic_id = store_filter(session, follow, now=self.clock())
@@ -367,8 +369,9 @@ class CommandService:
             return Reply(f"Still following {name}, now {mode}. {cadence}")
         return Reply(f"This chat already follows {name}; nothing changed.")
 
-    def _unfollow(self, session: Session, caller: Caller, argument: str) -> Reply:
-        channel = self._channel(session, caller)
+    def _unfollow(
+        self, session: Session, caller: Caller, channel: Channel, argument: str
+    ) -> Reply:
         followed = channels.followed_slugs(session, channel.id)
         if is_filter_slug(argument) or is_filter_spec(argument):
             return self._unfollow_filter(session, channel, argument, followed)
@@ -402,8 +405,9 @@ class CommandService:
     def _followed_topics(self, session: Session, channel_id: int) -> list[TopicDef]:
         return followed_topics(session, self.catalog, channel_id)
 
-    def _following(self, session: Session, caller: Caller, argument: str) -> Reply:
-        channel = self._channel(session, caller)
+    def _following(
+        self, session: Session, caller: Caller, channel: Channel, argument: str
+    ) -> Reply:
         topics = self._followed_topics(session, channel.id)
         if not topics:
             return Reply("This chat follows no topics yet. Try /follow RL for LLM Agents.")
@@ -414,7 +418,9 @@ class CommandService:
         lines.append(f"Digest {when}; spike alerts {alerts}.")
         return Reply("\n".join(lines))
 
-    def _topics(self, session: Session, caller: Caller, argument: str) -> Reply:
+    def _topics(
+        self, session: Session, caller: Caller, channel: Channel, argument: str
+    ) -> Reply:
         found = self.catalog.search(argument) if argument else list(self.catalog.topics)
         if not found:
             return Reply(f"No topic matches “{argument[:60]}”. Try /topics without words.")
@@ -426,7 +432,9 @@ class CommandService:
             "\n".join(lines), choices=self._topic_choices(shown[:8]), choice_command="follow"
         )
 
-    def _trending(self, session: Session, caller: Caller, argument: str) -> Reply:
+    def _trending(
+        self, session: Session, caller: Caller, channel: Channel, argument: str
+    ) -> Reply:
         momenta = topic_momenta(session, self.catalog.topics, as_of=self.clock().date())
         rising = [m for m in momenta.values() if m.rising]
         rising.sort(key=trending_key)
@@ -434,12 +442,11 @@ class CommandService:
             return Reply("No topic is rising right now.")
         return Reply("\n".join(f"{m.topic}: {m.line}" for m in rising[:10]))
 
-    def _ask(self, session: Session, caller: Caller, argument: str) -> Reply:
-        try:
-            named, question = split_ask(argument, self._names_topic)
-            words = question_words(question)
-        except AskError as error:
-            return Reply(str(error), ok=False, private=True)
+    def _ask(
+        self, session: Session, caller: Caller, channel: Channel, argument: str
+    ) -> Reply:
+        named, question = split_ask(argument, self._names_topic)
+        words = question_words(question)
         topic = self.resolve(named)
         if isinstance(topic, Reply):
             names = ", ".join(choice.label for choice in topic.choices[:5])
@@ -468,8 +475,10 @@ class CommandService:
             return False
         return True
 
-    def _digest(self, session: Session, caller: Caller, argument: str) -> Reply:
-        digest = self.digest_for(session, self._channel(session, caller).id, now=self.clock())
+    def _digest(
+        self, session: Session, caller: Caller, channel: Channel, argument: str
+    ) -> Reply:
+        digest = self.digest_for(session, channel.id, now=self.clock())
         if digest is None:
             return Reply("This chat follows no topics yet. Try /follow RL for LLM Agents.")
         return Reply(f"Your digest: {digest.paper_count} new papers.", digest=digest)
@@ -489,29 +498,29 @@ class CommandService:
             ancestors=lineage(self.catalog),
         )
 
-    def _schedule(self, session: Session, caller: Caller, argument: str) -> Reply:
-        try:
-            weekday, at, zone = parse_schedule(argument)
-        except ScheduleError as exc:
-            return Reply(str(exc), ok=False, private=True)
-        channel = self._channel(session, caller)
+    def _schedule(
+        self, session: Session, caller: Caller, channel: Channel, argument: str
+    ) -> Reply:
+        weekday, at, zone = parse_schedule(argument)
         channel.digest_weekday, channel.digest_time, channel.timezone = weekday, at, zone
         return Reply(f"The digest now comes {schedule_text(weekday, at, zone)}.")
 
-    def _alerts(self, session: Session, caller: Caller, argument: str) -> Reply:
+    def _alerts(
+        self, session: Session, caller: Caller, channel: Channel, argument: str
+    ) -> Reply:
         """`on`, `off`, or `on ROLE_ID` (Discord: a role to mention on spike alerts)."""
         switch, _, role = argument.lower().partition(" ")
         if switch not in ("on", "off") or (role and not (switch == "on" and role.isdigit())):
             return Reply("Say /alerts on or /alerts off.", ok=False, private=True)
-        channel = self._channel(session, caller)
         channel.alerts_enabled = switch == "on"
         if role:
             channel.alert_role_id = role
             return Reply("Spike alerts are on and will mention the chosen role.")
         return Reply(f"Spike alerts are {switch}.")
 
-    def _forget(self, session: Session, caller: Caller, argument: str) -> Reply:
-        channel = self._channel(session, caller)
+    def _forget(
+        self, session: Session, caller: Caller, channel: Channel, argument: str
+    ) -> Reply:
         deleted = forget(session, channel.id)
         if not deleted:
             return Reply("This chat has no votes to forget; its buttons are reset all the same.")
@@ -521,7 +530,9 @@ class CommandService:
             "and buttons on earlier messages no longer count."
         )
 
-    def _help(self, session: Session, caller: Caller, argument: str) -> Reply:
+    def _help(
+        self, session: Session, caller: Caller, channel: Channel, argument: str
+    ) -> Reply:
         lines = [
             "I bring arXiv research topics to this chat: a weekly digest of new papers "
             "and an alert when a topic takes off."
@@ -726,3 +737,20 @@ COMMANDS: dict[str, Command] = {
         Command("help", "what I can do", CommandService._help),
     )
 }
+
+
+def _answered(
+    handler: Handler,
+    service: CommandService,
+    session: Session,
+    caller: Caller,
+    channel: Channel,
+    argument: str,
+) -> Reply:
+    """The handler's reply; a `UsageError` (a schedule, a question, a filter that cannot be
+    used) is answered with its message, to the caller alone, and what was done before it
+    (the channel noted) is kept."""
+    try:
+        return handler(service, session, caller, channel, argument)
+    except UsageError as error:
+        return Reply(error.user_text(), ok=False, private=True)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from urllib.parse import quote
 
+from digests.errors import UsageError
 from digests.follows.filters import is_filter_slug
 
 # Longer than any digest's period (a month); a wider range is a page nobody needs.
@@ -19,7 +20,7 @@ FIRST_DAY, LAST_DAY = date(1991, 1, 1), date(9000, 12, 31)
 _ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
-class PeriodError(ValueError):
+class PeriodError(UsageError, ValueError):
     """A `from`/`to` pair that names no period; the message says what is accepted."""
 
 

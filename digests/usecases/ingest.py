@@ -10,14 +10,15 @@ from typing import Protocol
 
 from sqlmodel import Session
 
-from digests.follows.service import tag_new_papers
+from digests.errors import EXIT_FAILURE, Unavailable
 from digests.papers.feeds import ParsedFeed, Skip
 from digests.papers.first_versions import date_listed, ids_to_look_up, undated
 from digests.papers.records import PaperRecord
 from digests.store import repo
 from digests.topics.catalog import Catalog, UnknownTopic
-from digests.topics.retag import RetagStatus, note_tagger, tag_rows
 from digests.topics.tagger import Tagger, TagScore
+from digests.usecases.follows import tag_new_papers
+from digests.usecases.retag import RetagStatus, note_tagger, tag_rows
 
 # Papers per call of the tagger: its arrays then stay in the CPU's caches (a quarter faster per
 # paper than 4,000 at once).
@@ -25,8 +26,10 @@ TAG_CHUNK = 250
 NOTHING_ANNOUNCED = "no new announcements (arXiv announces none on weekends and holidays)"
 
 
-class SourceUnavailable(RuntimeError):
+class SourceUnavailable(Unavailable, RuntimeError):
     """A source of papers gave no usable answer; the message says why, in one line."""
+
+    exit_code = EXIT_FAILURE
 
 
 class PaperSource(Protocol):
@@ -101,7 +104,7 @@ def sync_catalog(
     session: Session, *, catalog: Catalog, tagger: Tagger, now: datetime
 ) -> RetagStatus:
     """Store the catalog's topics; when the tagger changed, start re-tagging stored papers
-    in the background (`digests.topics.retag`)."""
+    in the background (`digests.usecases.retag`)."""
     repo.sync_topics(session, catalog.topics)
     return note_tagger(session, tagger, now=now)
 

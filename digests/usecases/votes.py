@@ -21,12 +21,12 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from digests.feedback.keys import UP, parse_vote_data, vote_key
-from digests.feedback.ranking import PaperModel, train
-from digests.messages.reports import digest_paper
+from digests.feedback.ranking import ChannelFeedback, train
+from digests.messages.vote_keys import UP, parse_vote_data, vote_key
 from digests.store import channels
 from digests.store import votes as store
 from digests.store.votes import Tally
+from digests.usecases.reports import digest_paper
 
 MIN_VOTED_PAPERS = 10
 TRAINING_PAPERS = 2_000  # the most voted-on papers a channel's model learns from
@@ -53,19 +53,6 @@ class Voter:
 class VoteAnswer:
     text: str  # the toast shown to the voter alone
     ok: bool = True
-
-
-@dataclass(frozen=True)
-class ChannelFeedback:
-    """What a channel's votes change in its digests and alerts."""
-
-    hidden: frozenset[tuple[str, str]] = frozenset()  # (arXiv id, topic slug) voted off-topic
-    model: PaperModel | None = None
-    votes: int = 0  # the votes the model learnt from
-
-    @property
-    def note(self) -> str:
-        return f"Ranked by this channel's {self.votes:,} votes" if self.model else ""
 
 
 def is_off_topic(tally: Tally) -> bool:

@@ -1,1 +1,0 @@
-"""Chat: the commands people type, decided once for every platform."""

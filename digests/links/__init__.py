@@ -1,0 +1,1 @@
+"""Every address digestbot makes: the web pages' paths and periods, and links into the chats."""
