@@ -6,9 +6,11 @@ Imported by `bot.cli` when one of these commands runs.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from bot.app import build_app
@@ -36,26 +38,47 @@ CHUNK = 2_000  # papers tagged together; the learned tier is much faster in batc
 
 def cmd_tag(settings: Settings, args: argparse.Namespace) -> int:
     """Tag every paper of a file without storing anything."""
+    with _no_cycle_collection():
+        try:
+            parsed = parse_document(read_document(args.file), name=str(args.file))
+        except FeedError as exc:
+            raise CommandError(f"{args.file}: {exc}") from None
+        catalog = Catalog.load(settings.topics_file)
+        tagger = Tagger(catalog)
+        for skip in parsed.skipped:
+            print(f"skipped {skip.where}: {skip.reason}", file=sys.stderr)
+        _write_tags(tagger, catalog, parsed.records, args.json)
+    return 0 if parsed.records else 1
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Reading and tagging make no reference cycles, yet they allocate enough for the cycle
+    collector to look through every paper read and the tagger's tables, over and over: a
+    tenth of the command's time. Reference counting frees what they leave behind."""
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        parsed = parse_document(read_document(args.file), name=str(args.file))
-    except FeedError as exc:
-        raise CommandError(f"{args.file}: {exc}") from None
-    catalog = Catalog.load(settings.topics_file)
-    tagger = Tagger(catalog)
-    for skip in parsed.skipped:
-        print(f"skipped {skip.where}: {skip.reason}", file=sys.stderr)
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _write_tags(
+    tagger: Tagger, catalog: Catalog, records: Sequence[PaperRecord], as_json: bool
+) -> None:
     out = sys.stdout
     json_line = _JsonLines(catalog)
-    for records, tagged in _tagged_chunks(tagger, catalog, parsed.records):
+    for chunk, tagged in _tagged_chunks(tagger, catalog, records):
         lines = []
-        for record, tags in zip(records, tagged, strict=True):
+        for record, tags in zip(chunk, tagged, strict=True):
             topics = _best_per_topic(tags)
-            if args.json:
+            if as_json:
                 lines.append(json_line(record.arxiv_id, topics))
             else:
                 lines.append(_table_row(catalog, record, topics))
         out.write("".join(lines))
-    return 0 if parsed.records else 1
 
 
 class _JsonLines:
