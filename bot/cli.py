@@ -457,13 +457,18 @@ def read_document(path: Path) -> bytes:
 def ingest_file(app: App, path: Path) -> IngestReport:
     """Read, tag and store the file a batch at a time (see `UseCases.ingest_batches`)."""
     import zlib
+    from contextlib import closing
 
+    from bot.read_ahead import read_ahead
     from bot.tag_ahead import tagging_ahead
     from digests.papers.feeds import FeedError, read_batches
 
     try:
-        with _open_document(path) as stream, tagging_ahead(app.tagger) as ahead:
-            batches = read_batches(stream, name=str(path))
+        with (
+            _open_document(path) as stream,
+            tagging_ahead(app.tagger) as ahead,
+            closing(read_ahead(read_batches(stream, name=str(path)))) as batches,
+        ):
             if ahead is None:
                 return app.usecases.ingest_batches(batches)
             return app.usecases.ingest_batches(ahead.ahead(batches), tagger=ahead)

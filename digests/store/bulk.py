@@ -49,7 +49,8 @@ def insert_rows(
     values = _bound(connection.dialect, table, columns, rows)
     if compiled.positional:
         order = [list(columns).index(name) for name in compiled.positiontup]
-        params = [tuple(row[i] for i in order) for row in values]
+        in_order = order == list(range(len(columns)))
+        params = values if in_order else [tuple(row[i] for i in order) for row in values]
     else:
         params = [dict(zip(columns, row, strict=True)) for row in values]
     if params:
