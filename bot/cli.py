@@ -477,14 +477,19 @@ def _run_async(job):
 def ingest_file(app: App, path: Path) -> IngestReport:
     """Read, tag and store the file a batch at a time (see `UseCases.ingest_batches`)."""
     import zlib
+    from contextlib import closing
 
     from bot.documents import open_document
+    from bot.read_ahead import read_ahead
     from bot.tag_ahead import tagging_ahead
     from digests.papers.feeds import FeedError, read_batches
 
     try:
-        with open_document(path) as stream, tagging_ahead(app.tagger) as ahead:
-            batches = read_batches(stream, name=str(path))
+        with (
+            open_document(path) as stream,
+            tagging_ahead(app.tagger) as ahead,
+            closing(read_ahead(read_batches(stream, name=str(path)))) as batches,
+        ):
             if ahead is None:
                 return app.usecases.ingest_batches(batches)
             return app.usecases.ingest_batches(ahead.ahead(batches), tagger=ahead)

@@ -9,6 +9,7 @@ the model's memory instead of loading its own. Anything it was not given, or can
 from __future__ import annotations
 
 import ctypes
+import gc
 import multiprocessing
 import os
 import signal
@@ -98,6 +99,11 @@ def tagging_ahead(tagger: Tagger) -> Iterator[TagAhead | None]:
         yield None
         return
     _WORKER_TAGGER = tagger
+    # What is loaded now (the tagger's tables, the catalog, the store's modules) lives as long
+    # as the command: the cycle collector of either process no longer looks through it after
+    # every few thousand allocations, and the worker's copy stays shared instead of being
+    # touched page by page.
+    gc.freeze()
     pool = ProcessPoolExecutor(
         1,
         mp_context=multiprocessing.get_context("fork"),
@@ -105,7 +111,11 @@ def tagging_ahead(tagger: Tagger) -> Iterator[TagAhead | None]:
         initargs=(os.getpid(),),
     )
     try:
+        # Forked now, while this is the only thread: reading ahead (`bot.read_ahead`) starts
+        # another, and a child forked beside it could inherit a lock that thread holds.
+        pool.submit(os.getpid).result()
         yield TagAhead(tagger, pool)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         _WORKER_TAGGER = None
+        gc.unfreeze()

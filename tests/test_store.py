@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import subprocess
 import sys
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
 
@@ -171,6 +171,54 @@ def test_hostile_and_huge_text_is_stored_unchanged(engine):
         repo.upsert_papers(session, [paper_record(title=title)], now=NOW)
         session.commit()
         assert session.exec(select(Paper.title)).scalars().one() == title
+
+
+def test_a_thousand_new_papers_and_their_tags_read_back_exactly_as_given(engine):
+    # More papers than one INSERT statement holds; times given in another zone come back UTC.
+    zone = timezone(timedelta(hours=-5))
+    records = [
+        paper_record(
+            n,
+            published=datetime(2026, 9, 20, 23, 30, 15, 123456, tzinfo=zone),
+            updated=datetime(2026, 9, 22, 8, tzinfo=UTC) if n % 2 else None,
+            title=f"Über {n} agents" if n % 3 == 0 else f"Agents {n}",
+            authors=("Ada Lovelace", f"Author {n}"),
+            affiliations=(f"Lab {n}",) if n % 5 == 0 else (),
+            categories=("cs.LG", "cs.AI"),
+            doi=f"10.1000/{n}" if n % 7 == 0 else None,
+        )
+        for n in range(1, 1_101)
+    ]
+    with Session(engine) as session:
+        new = repo.upsert_papers(session, records, now=NOW).new
+        topic_id = add_topic(session, "agentic-rl")
+        tags = {paper_id: [(topic_id, 0.6389, "rules")] for paper_id in new}
+        days = {paper_id: record.first_version_date for paper_id, record in new.items()}
+        assert repo.write_tags(session, tags, days, now=NOW) == len(records)
+        session.commit()
+    with Session(engine) as session:
+        papers = {p.arxiv_id: p for p in session.exec(select(Paper)).scalars()}
+        stored_tags = session.exec(select(PaperTopic)).scalars().all()
+    assert sorted(r.arxiv_id for r in new.values()) == sorted(papers)
+    for record in records:
+        paper = papers[record.arxiv_id]
+        assert (paper.title, paper.authors, paper.affiliations, paper.categories, paper.doi) == (
+            record.title,
+            list(record.authors),
+            list(record.affiliations),
+            list(record.categories),
+            record.doi,
+        )
+        assert (paper.published, paper.updated, paper.ingested_at) == (
+            record.published,
+            record.updated,
+            NOW,
+        )
+        assert paper.published_on == record.first_version_date
+    assert {(t.score, t.source, t.published_on, t.tagged_at) for t in stored_tags} == {
+        (0.6389, "rules", records[0].first_version_date, NOW)
+    }
+    assert len(stored_tags) == len(records)
 
 
 def test_retagging_keeps_the_time_a_paper_was_first_tagged(engine):

@@ -11,11 +11,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, select, update
 from sqlmodel import Session
 
 from digests.papers.records import PaperRecord
-from digests.store.bulk import chunks
+from digests.store.bulk import chunks, insert_returning, insert_rows
 from digests.store.counts import TopicRow as TopicRow
 from digests.store.counts import daily_topic_counts as daily_topic_counts
 from digests.store.counts import daily_totals as daily_totals
@@ -121,12 +121,20 @@ def upsert_papers(
         session.execute(update(Paper).where(Paper.id == paper_id).values(**values))
         result.updated[paper_id] = record
 
-    table = Paper.__table__  # Core, not the ORM's bulk path: a third of the time per paper
+    # Through the driver (`bulk.insert_returning`): SQLAlchemy's handling of each row's
+    # parameters cost more than storing the row.
     for batch in chunks(to_insert, _CHUNK):
-        statement = insert(table).returning(table.c.id, table.c.arxiv_id)
-        rows = session.execute(statement, [_paper_values(record, now) for record in batch])
+        values = [_paper_values(record, now) for record in batch]
+        columns = list(values[0])
+        rows = insert_returning(
+            session,
+            Paper.__table__,
+            columns,
+            [tuple(row.values()) for row in values],
+            returning=("id", "arxiv_id"),
+        )
         by_id = {record.arxiv_id: record for record in batch}
-        result.new.update({row.id: by_id[row.arxiv_id] for row in rows})
+        result.new.update({paper_id: by_id[arxiv_id] for paper_id, arxiv_id in rows})
     return result
 
 
@@ -220,19 +228,12 @@ def write_tags(
             .values(score=score)
         )
     added = [
-        {
-            "paper_id": key[0],
-            "topic_id": key[1],
-            "source": key[2],
-            "score": score,
-            "published_on": published_on[key[0]],
-            "tagged_at": first_tagged.get(key[:2], now),
-        }
+        (*key, score, published_on[key[0]], first_tagged.get(key[:2], now))
         for key, score in wanted.items()
         if key not in held
     ]
-    if added:
-        session.execute(insert(PaperTopic.__table__), added)
+    columns = ("paper_id", "topic_id", "source", "score", "published_on", "tagged_at")
+    insert_rows(session, PaperTopic.__table__, columns, added)
     return len(added)
 
 
