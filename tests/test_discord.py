@@ -53,8 +53,8 @@ from tests.fakes.discord_server import (
     RateLimits,
     running_fake_discord,
 )
+from tests.messages import spike
 from tests.papers import clock_from, seed_agent_papers
-from tests.test_discord_render import spike
 from tests.waiting import wait_until
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 
 import discord
 import pytest
@@ -22,18 +22,16 @@ from bot.platforms.discord_render import (
     render_reply,
     size,
 )
-from digests.messages.alert import SpikeAlert
-from digests.messages.digest import Digest, DigestEntry, TopicRef, compose_digest
+from digests.messages.digest import Digest, TopicRef, compose_digest
 from digests.papers.records import abs_url
 from digests.signals.momentum import compute_momentum
-from digests.signals.spikes import SpikeSettings, TopicCounts, evaluate
 from digests.usecases.commands import Choice, Reply
+from tests.messages import LINK, spike
 from tests.papers import digest_paper
 
 AS_OF = date(2026, 9, 27)
 HOSTILE = "@everyone <@&123456789012345678> **bold** [x](http://evil) ||spoiler|| `code`"
 # A masked link: [text](target). Link text may hold escaped brackets but no bare ones.
-LINK = re.compile(r"\[((?:\\.|[^\[\]\\])*)\]\(([^()\s]*)\)")
 
 
 def topic(n: int) -> TopicRef:
@@ -198,19 +196,6 @@ def test_a_long_reply_keeps_2000_characters_of_content_and_moves_the_rest_to_an_
     assert all(f"Topic {n} — " in shown for n in range(20))
 
 
-def spike(name: str = "RL for LLM Agents", titles: tuple[str, ...] = ()) -> SpikeAlert:
-    """A topic with 70 papers in the last four weeks after 29 in the four before."""
-    ref = TopicRef("rl-for-llm-agents", name)
-    daily = {AS_OF - timedelta(days=n % 28): 1 for n in range(28)}
-    daily |= {AS_OF: 43}
-    momentum = compute_momentum(name, daily, {AS_OF: 10_000}, AS_OF)
-    counts = TopicCounts(ref.slug, name, 70, 29, 10_000, 10_000)
-    decision = evaluate([counts], {}, SpikeSettings(), now=datetime(2026, 9, 28, 6, tzinfo=UTC))
-    papers = tuple(
-        DigestEntry(digest_paper(n, title=title), (), "Ada Lovelace", "We study it.")
-        for n, title in enumerate(titles)
-    )
-    return SpikeAlert(ref, momentum, decision[0], papers)
 
 
 def test_a_spike_alert_pings_only_the_role_it_is_given() -> None:

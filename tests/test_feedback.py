@@ -32,8 +32,8 @@ from digests.usecases.digest_planning import plan_digests
 from digests.usecases.ingest import ingest_records, sync_catalog
 from digests.usecases.votes import MIN_VOTED_PAPERS, Voter
 from tests.fakes.store_faults import read_only
+from tests.messages import spike
 from tests.papers import paper_record
-from tests.test_discord_render import spike
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
 RL = "rl-for-llm-agents"

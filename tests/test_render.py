@@ -16,8 +16,7 @@ from digests.messages.digest import Digest, TopicRef
 from digests.messages.plain_text import render_alert_text, render_text
 from digests.papers.records import abs_url
 from tests.fakes.telegram_html import parse_telegram_html, validate_telegram_html
-from tests.test_discord_render import LINK, spike
-from tests.test_telegram_render import EVALS, RL, digest_of, numbered
+from tests.messages import EVALS, LINK, RL, digest_of, numbered, spike
 
 QUIET = TopicRef("quiet", "Quiet topic")
 TOPIC_LINE = re.compile(r"(?:## )?(Agentic RL|Evaluation|Quiet topic)")

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
-from typing import Any
+from datetime import date
 
 import pytest
 
@@ -18,16 +17,14 @@ from bot.platforms.telegram_render import (
     render_reply,
 )
 from digests.messages.chart_spec import CHART_KEY, chart_panels
-from digests.messages.digest import DigestPaper, TopicRef, compose_digest
+from digests.messages.digest import TopicRef
 from digests.papers.records import abs_url
-from digests.signals.momentum import compute_momentum
 from digests.usecases.commands import Choice, Reply
 from tests.fakes.telegram_html import parse_telegram_html, utf16_length, validate_telegram_html
+from tests.messages import EVALS, RL, digest_of, numbered, visible
 from tests.papers import digest_paper
 
 AS_OF = date(2026, 9, 27)
-RL = TopicRef("agentic-rl", "Agentic RL")
-EVALS = TopicRef("evals", "Evaluation")
 SEARCH = TopicRef("query:a072a3fc3e4d59ae", 'Search: "<script>alert(1)</script>"')
 BLOCK = re.compile(
     r"Weekly digest\n.+"  # the digest's heading
@@ -38,28 +35,10 @@ BLOCK = re.compile(
 HOSTILE = "<b>bold</b> & <script>x</script> @channel /start@digest_test_bot"
 
 
-def numbered(n: int, topic: TopicRef = RL, **changes: Any) -> DigestPaper:
-    """Paper `n` on `topic`, ranked by `n`, titled "Paper number `n`", with the details and gist
-    that BLOCK here and the patterns of test_render.py recognise; `changes` set any other field."""
-    fields = {
-        "title": f"Paper number {n}",
-        "authors": ("Ada One", "Bo Two", "Cy Three", "Di Four"),
-        "published": AS_OF,
-        "primary_category": "cs.LG",
-        "abstract": f"We study agents, case {n}. " * 6,
-        "scores": {topic.slug: 1.0 - n / 1000},
-    }
-    return digest_paper(n, **(fields | changes))
 
 
-def digest_of(papers, followed=(RL, EVALS), cap: int = 100):
-    counts = {AS_OF - timedelta(days=n): 3 for n in range(0, 84, 7)}
-    momenta = {t.slug: compute_momentum(t.name, counts, {AS_OF: 1_000}, AS_OF) for t in followed}
-    return compose_digest(followed, papers, momenta, AS_OF - timedelta(days=6), AS_OF, cap)
 
 
-def visible(part: dict) -> str:
-    return parse_telegram_html(part["text"])[0]
 
 
 def assert_sendable(parts: list[dict]) -> None:

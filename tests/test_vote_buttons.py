@@ -7,8 +7,7 @@ import re
 
 from bot.platforms import discord_render, telegram_render
 from digests.messages.vote_keys import parse_vote_data, vote_key
-from tests.test_discord_render import spike
-from tests.test_telegram_render import EVALS, RL, digest_of, numbered, visible
+from tests.messages import EVALS, RL, digest_of, numbered, spike, visible
 
 NUMBER = re.compile(r"^(\d+)\. ", re.M)
 
