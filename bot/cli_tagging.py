@@ -73,14 +73,12 @@ def _write_tags(
     out = sys.stdout
     json_line = _JsonLines(catalog)
     for chunk, tagged in _tagged_chunks(tagger, catalog, records):
-        lines = []
         for record, tags in zip(chunk, tagged, strict=True):
             topics = _best_per_topic(tags)
             if as_json:
-                lines.append(json_line(record.arxiv_id, topics))
+                out.write(json_line(record.arxiv_id, topics))
             else:
-                lines.append(_table_row(catalog, record, topics))
-        out.write("".join(lines))
+                out.write(_table_row(catalog, record, topics))
 
 
 class _JsonLines:

@@ -113,7 +113,8 @@ def tagging_ahead(tagger: Tagger) -> Iterator[TagAhead | None]:
     try:
         # Forked now, while this is the only thread: reading ahead (`bot.read_ahead`) starts
         # another, and a child forked beside it could inherit a lock that thread holds.
-        pool.submit(os.getpid).result()
+        with suppress(Exception):  # a worker that cannot start leaves the tagging here
+            pool.submit(os.getpid).result()
         yield TagAhead(tagger, pool)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

@@ -1,5 +1,6 @@
-"""Many rows at once: items in chunks (an IN list or a batch of rows stays bounded), and an
-INSERT that leaves out the rows a unique key already holds."""
+"""Many rows at once: items in chunks (an IN list or a batch of rows stays bounded), an
+INSERT that leaves out the rows a unique key already holds, and INSERTs of many rows through
+the driver (`insert_rows`, `insert_returning`)."""
 
 from __future__ import annotations
 
@@ -74,9 +75,10 @@ def insert_returning(
         statement = insert(table).returning(*(table.c[name] for name in returning))
         found = session.execute(statement, [dict(zip(columns, row, strict=True)) for row in rows])
         return [tuple(row) for row in found]
-    head = f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES "
+    quote = connection.dialect.identifier_preparer.quote
+    head = f"INSERT INTO {quote(table.name)} ({', '.join(map(quote, columns))}) VALUES "
     group = f"({', '.join('?' * len(columns))})"
-    tail = f" RETURNING {', '.join(returning)}"
+    tail = f" RETURNING {', '.join(map(quote, returning))}"
     found = []
     for batch in chunks(_bound(connection.dialect, table, columns, rows), _ROWS_PER_STATEMENT):
         sql = head + ", ".join([group] * len(batch)) + tail
