@@ -175,8 +175,11 @@ def draw(
     tagger: Tagger,
     families: list[str],
     sizes: tuple[int, int, int, int] | None = None,
+    only: set[str] | None = None,
 ) -> dict:
-    """`sizes` (forward rounds): per topic tagged, near misses, lexical only; uniform sample."""
+    """`sizes` (forward rounds): per topic tagged, near misses, lexical only; uniform sample.
+    `only` (forward rounds): the topics whose strata are drawn; every topic of the family is
+    judged all the same."""
     by_id = {p["id"]: p for p in corpus}
     tags = {
         p["id"]: {t.slug for t in tagger.tag(p["title"], p["abstract"], p["categories"])}
@@ -214,6 +217,8 @@ def draw(
             ]
             pool_all.update(tagged, worded)
             if round_ >= 4:
+                if only and slug not in only:
+                    continue
                 n_tagged, n_near, n_worded = (
                     FORWARD_HEADLINE if slug == HEADLINE[0] else FORWARD_PER_TOPIC
                 )
@@ -347,6 +352,10 @@ def main() -> None:
         metavar=("TAGGED", "NEAR", "WORDED", "RANDOM"),
         help="forward rounds: per topic, and the family's uniform sample",
     )
+    parser.add_argument(
+        "--topics", nargs="+", help="forward rounds: draw only these topics' strata (and --sizes'"
+        " uniform sample); the batches are judged for the whole family"
+    )
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--seed", type=int, default=2025)
     parser.add_argument("--model", type=Path, help="round 2: the learned tier to draw from")
@@ -368,7 +377,14 @@ def main() -> None:
         model = TopicModel.load(args.model)
     tagger = Tagger(Catalog.load(), model=model)
     chosen = draw(
-        corpus, judged_ids(GOLD), args.round_, args.seed, tagger, args.families, args.sizes
+        corpus,
+        judged_ids(GOLD),
+        args.round_,
+        args.seed,
+        tagger,
+        args.families,
+        args.sizes,
+        set(args.topics or ()),
     )
     args.out.mkdir(parents=True, exist_ok=True)
     for family, picked in chosen.items():

@@ -57,6 +57,10 @@ FOLDS = 5
 # until papers of 2026 were judged; on February 2026, F1 thresholds were the variant that met
 # both macro floors (docs/tagging.md).
 BETA = 1.0
+# Broader topics whose own tag a topic needs: its gate on them starts at their threshold. The
+# RL for LLM Agents guide asks for RL training, so a paper the RL model does not tag is none,
+# however agentic (docs/tagging.md, "How the recipe was chosen").
+REQUIRED_PARENTS: dict[str, tuple[str, ...]] = {"rl-for-llm-agents": ("reinforcement-learning",)}
 GATE_LEVELS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)  # probabilities a gate may require
 MIN_GAIN = 0.003  # F-beta a gate must add to be kept
 SURE_YES, SURE_NO = 0.9, 0.1  # self-training: probabilities taken as labels
@@ -159,17 +163,19 @@ def calibrate(stage: FirstStage) -> tuple[float, float, np.ndarray]:
     return a, b, 1.0 / (1.0 + np.exp(-(a * stage.decisions + b)))
 
 
-def second_stage(topic, broader: list[str], stages: dict, calibrated: dict) -> Fitted:
+def second_stage(
+    topic, broader: list[str], stages: dict, calibrated: dict, required: dict[str, float]
+) -> Fitted:
     """The threshold and the gates, chosen together for the best dev F-beta.
 
     A gate is a broader modelled topic whose probability must reach a level of its own
     before this topic may be tagged: no RL for LLM Agents in a paper the RL model rules out.
-    Starting from no gates, each broader topic's level is raised, one at a time, while that
-    improves it by more than MIN_GAIN.
+    Starting from no gates (or the `required` levels), each broader topic's level is raised,
+    one at a time, while that improves it by more than MIN_GAIN.
     """
     own = stages[topic.slug]
     a, b, probability = calibrated[topic.slug]
-    levels = dict.fromkeys(broader, 0.0)
+    levels = {slug: required.get(slug, 0.0) for slug in broader}
     rows, labels = own.rows, own.labels
 
     def score(trial: dict) -> tuple[float, dict]:
@@ -184,6 +190,8 @@ def second_stage(topic, broader: list[str], stages: dict, calibrated: dict) -> F
         improved = False
         for slug in broader:
             for level in GATE_LEVELS:
+                if level < required.get(slug, 0.0):
+                    continue
                 trial_threshold, trial = score({**levels, slug: level})
                 if trial["cv_f"] > best["cv_f"] + MIN_GAIN:
                     levels[slug], threshold, best, improved = level, trial_threshold, trial, True
@@ -244,12 +252,18 @@ def train(catalog: Catalog, dev: list[GoldPaper], vocabulary, idf, features) -> 
             candidate = np.array([topic.slug in found for found in proposals])
             stages[topic.slug] = first_stage(rows, labels, features, folds, candidate)
     calibrated = {slug: calibrate(stage) for slug, stage in stages.items()}
-    fitted = []
-    for topic in catalog.topics:
+    fitted: dict[str, Fitted] = {}
+    # Topics that require a broader one's tag come after it, so its threshold is known.
+    for topic in sorted(catalog.topics, key=lambda t: t.slug in REQUIRED_PARENTS):
         if topic.slug in stages:
             broader = [a for a in catalog.ancestors(topic.slug) if a in stages]
-            fitted.append(second_stage(topic, broader, stages, calibrated))
-    return fitted
+            required = {
+                slug: fitted[slug].calibration.threshold
+                for slug in REQUIRED_PARENTS.get(topic.slug, ())
+                if slug in fitted
+            }
+            fitted[topic.slug] = second_stage(topic, broader, stages, calibrated, required)
+    return [fitted[t.slug] for t in catalog.topics if t.slug in fitted]
 
 
 def _proposed(rules: Tagger, paper: GoldPaper) -> set[str]:
@@ -375,14 +389,14 @@ def self_trained(
 ) -> Built:
     """`built` refitted with its own confident calls on `unjudged` papers added as labels:
     a probability of at least SURE_YES is a `yes`, at most SURE_NO a `no`, for the topics the
-    rules propose. Newer papers' words reach the model this way before anyone judges them."""
-    judged = {p.arxiv_id for p in training}
+    rules propose. Newer papers' words reach the model this way before anyone judges them.
+    A paper judged for some topics (one family) is still unjudged for the others."""
+    judged = {p.arxiv_id: p.labels for p in training}
     fresh = [
         GoldPaper(
             p["id"], p["title"], p["abstract"], tuple(p["categories"]), "", {}, p["published"]
         )
         for p in unjudged
-        if p["id"] not in judged
     ]
     model = built.model()
     rules = Tagger(catalog, model=None)
@@ -390,7 +404,7 @@ def self_trained(
     probabilities = model.probabilities_many(words) if fresh else np.zeros((0, 0))
     pseudo, rows = [], []
     for n, paper in enumerate(fresh):
-        proposed = _proposed(rules, paper)
+        proposed = _proposed(rules, paper) - judged.get(paper.arxiv_id, {}).keys()
         labels = {}
         for slug, column in model.column.items():
             value = probabilities[n, column]
