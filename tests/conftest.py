@@ -1,10 +1,13 @@
-"""Shared fixtures: a fresh database on every backend the storage tests run against."""
+"""Shared fixtures: a fresh database on every backend the storage tests run against, the app,
+the chat bots against their fakes and a browser. The chat and browser helpers are imported
+when a test asks for them, so that tests without them (tests/core) load no chat library."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from sqlalchemy import Engine, text
@@ -13,6 +16,11 @@ from bot.app import App, build_app
 from bot.settings import Settings
 from digests.store.engine import open_engine, upgrade_schema
 from digests.topics.catalog import Catalog
+
+if TYPE_CHECKING:
+    from tests.fakes.discord_bot import Bot as DiscordBot
+    from tests.fakes.discord_server import FakeDiscord
+    from tests.fakes.telegram_bot import Bot as TelegramBot
 
 POSTGRES_URL = os.environ.get("DIGESTBOT_TEST_POSTGRES_URL", "")
 # CI sets this so that a missing PostgreSQL server fails the run instead of skipping.
@@ -92,3 +100,50 @@ def make_app() -> Iterator[Callable[..., App]]:
     yield make
     for app in built:
         app.close()
+
+
+@pytest.fixture
+def ptb_timedelta(monkeypatch: pytest.MonkeyPatch) -> None:
+    # PTB 22 warns on its int retry_after; this opts into the timedelta it will return in 23.
+    monkeypatch.setenv("PTB_TIMEDELTA", "true")
+
+
+@pytest.fixture
+async def telegram_bot(
+    make_app: Callable[..., App], sqlite_engine: Engine
+) -> AsyncIterator[TelegramBot]:
+    """The Telegram adapter against the fake Bot API (tests/fakes/telegram_bot.py)."""
+    from tests.fakes.telegram_bot import running_bot
+
+    async with running_bot(make_app, sqlite_engine) as bot:
+        yield bot
+
+
+@pytest.fixture
+async def discord_fake() -> AsyncIterator[FakeDiscord]:
+    """The fake Discord (REST and gateway), its rate limits 50 times faster."""
+    from tests.fakes.discord_bot import FAST
+    from tests.fakes.discord_server import running_fake_discord
+
+    async with running_fake_discord(rate_limits=FAST) as fake:
+        yield fake
+
+
+@pytest.fixture
+async def discord_bot(
+    make_app: Callable[..., App], discord_fake: FakeDiscord, sqlite_engine: Engine
+) -> AsyncIterator[DiscordBot]:
+    """The Discord adapter on `discord_fake` (tests/fakes/discord_bot.py)."""
+    from tests.fakes.discord_bot import running_bot
+
+    async with running_bot(make_app, discord_fake, sqlite_engine) as bot:
+        yield bot
+
+
+@pytest.fixture(scope="module")
+def browser(site) -> Iterator:
+    """Headless Chromium, once the module's `site` serves its pages (tests/web_browser.py)."""
+    from tests.web_browser import chromium  # imported here: it skips without Playwright
+
+    with chromium() as browser:
+        yield browser

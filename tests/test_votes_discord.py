@@ -13,8 +13,16 @@ from sqlmodel import Session
 from bot.app import App
 from digests.store.models import Vote
 from digests.topics.catalog import Catalog
-from tests.fakes.discord_server import GENERAL_ID, FakeDiscord, running_fake_discord
-from tests.test_discord import EPHEMERAL, FAST, RL, WAIT, Bot, seed_papers, start_adapter
+from tests.fakes.discord_bot import (
+    FAST,
+    WAIT,
+    Bot,
+    buttons,
+    digest_messages,
+    press,
+    start_adapter,
+)
+from tests.fakes.discord_server import FakeDiscord, running_fake_discord
 
 
 @pytest.fixture
@@ -34,26 +42,6 @@ async def bot(
         assert fake.unhandled == []
     finally:
         await asyncio.wait_for(adapter.stop(), WAIT)
-
-
-async def digest_messages(bot: Bot, catalog: Catalog, papers: int) -> list[dict]:
-    seed_papers(bot.engine, catalog, count=papers)
-    await bot.follow(RL)
-    payload = await bot.dispatch(bot.fake.slash_command("digest"))
-    await bot.fake.wait_for_response(payload["id"], "followup", timeout=3 * WAIT)
-    return [m for m in bot.fake.messages(GENERAL_ID) if m["type"] == 0]
-
-
-async def press(bot: Bot, message: dict, custom_id: str) -> dict:
-    """Press a button; the answer the presser alone sees."""
-    payload = await bot.dispatch(bot.fake.press_button(message, custom_id))
-    callback = await bot.fake.wait_for_response(payload["id"], "callback", timeout=WAIT)
-    assert callback["type"] == 4 and callback["data"]["flags"] == EPHEMERAL
-    return callback["data"]
-
-
-def buttons(message: dict) -> list[dict]:
-    return [button for row in message["components"] for button in row["components"]]
 
 
 def stored_votes(engine: Engine) -> list[Vote]:
