@@ -1,6 +1,6 @@
 """Shared fixtures: a fresh database on every backend the storage tests run against, the app,
-the chat bots against their fakes and a browser. The chat and browser helpers are imported
-when a test asks for them, so that tests without them (tests/core) load no chat library."""
+the chat bots against their fakes and a browser. Each fixture imports what it needs when a
+test asks for it, so that the core's tests (tests/core) load no database or chat library."""
 
 from __future__ import annotations
 
@@ -10,14 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from sqlalchemy import Engine, text
-
-from bot.app import App, build_app
-from bot.settings import Settings
-from digests.store.engine import open_engine, upgrade_schema
-from digests.topics.catalog import Catalog
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from bot.app import App
+    from digests.topics.catalog import Catalog
     from tests.fakes.discord_bot import Bot as DiscordBot
     from tests.fakes.discord_server import FakeDiscord
     from tests.fakes.telegram_bot import Bot as TelegramBot
@@ -28,6 +26,10 @@ REQUIRE_POSTGRES = os.environ.get("DIGESTBOT_REQUIRE_POSTGRES") == "1"
 
 
 def _reset_postgres(url: str) -> None:
+    from sqlalchemy import text
+
+    from digests.store.engine import open_engine
+
     engine = open_engine(url)
     with engine.begin() as connection:
         connection.execute(text("DROP SCHEMA public CASCADE"))
@@ -50,6 +52,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 @pytest.fixture
 def engine(database_url: str) -> Iterator[Engine]:
+    from digests.store.engine import open_engine, upgrade_schema
+
     engine = open_engine(database_url)
     upgrade_schema(engine)
     yield engine
@@ -64,6 +68,8 @@ def sqlite_url(tmp_path: Path) -> str:
 @pytest.fixture
 def sqlite_engine(sqlite_url: str) -> Iterator[Engine]:
     """A migrated SQLite database, for tests that need one backend only."""
+    from digests.store.engine import open_engine, upgrade_schema
+
     engine = open_engine(sqlite_url)
     upgrade_schema(engine)
     yield engine
@@ -81,6 +87,8 @@ def env(monkeypatch: pytest.MonkeyPatch, database_url: str, tmp_path: Path) -> s
 @pytest.fixture(scope="module")
 def catalog() -> Catalog:
     """The shipped topic catalog (loaded once per module)."""
+    from digests.topics.catalog import Catalog
+
     return Catalog.load()
 
 
@@ -89,6 +97,9 @@ def make_app() -> Iterator[Callable[..., App]]:
     """Builds the app as `digestbot run` does (`bot.app.build_app`), on a test's database and
     with its fakes (a clock, a sleep, ...); `settings` are Settings fields. Closed after the
     test."""
+    from bot.app import build_app
+    from bot.settings import Settings
+
     built: list[App] = []
 
     def make(engine: Engine, *, settings: dict | None = None, **fakes) -> App:

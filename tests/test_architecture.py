@@ -199,3 +199,21 @@ def test_no_test_module_imports_another():
         if (found := imported_test_modules(module_name(path), path))
     }
     assert importing == {}
+
+
+CORE_TESTS_MAY_NOT_IMPORT = ("digests.store", "digests.usecases", "bot", *SQL_LIBRARIES)
+
+
+def test_the_cores_tests_need_no_database():
+    """tests/core runs without a database, so it imports no store, use case, entry point or SQL
+    library (nor the test helpers built on them)."""
+    found = {
+        path.name: sorted(
+            name
+            for name in imported_names(module_name(path), path)
+            if any(name == f or name.startswith(f"{f}.") for f in CORE_TESTS_MAY_NOT_IMPORT)
+            or (name.startswith("tests.") and not name.startswith("tests.core."))
+        )
+        for path in sorted((TESTS / "core").glob("*.py"))
+    }
+    assert {name: names for name, names in found.items() if names} == {}
