@@ -14,34 +14,23 @@ from bot.app import App
 from digests.store.models import Vote
 from digests.topics.catalog import Catalog
 from tests.fakes.discord_bot import (
-    FAST,
     WAIT,
     Bot,
     buttons,
     digest_messages,
     press,
+    running_bot,
     start_adapter,
 )
-from tests.fakes.discord_server import FakeDiscord, running_fake_discord
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    async with running_fake_discord(rate_limits=FAST) as fake:
-        yield fake
+from tests.fakes.discord_server import FakeDiscord
 
 
 @pytest.fixture
 async def bot(
-    make_app: Callable[..., App], fake: FakeDiscord, sqlite_engine: Engine
+    make_app: Callable[..., App], discord_fake: FakeDiscord, sqlite_engine: Engine
 ) -> AsyncIterator[Bot]:
-    adapter, services = await start_adapter(make_app, fake, sqlite_engine)
-    bot = Bot(fake, adapter, services, sqlite_engine)
-    try:
+    async with running_bot(make_app, discord_fake, sqlite_engine, answered_once=False) as bot:
         yield bot
-        assert fake.unhandled == []
-    finally:
-        await asyncio.wait_for(adapter.stop(), WAIT)
 
 
 def stored_votes(engine: Engine) -> list[Vote]:
@@ -91,8 +80,9 @@ async def test_forged_buttons_count_nothing(bot: Bot, catalog: Catalog) -> None:
 
 
 async def test_buttons_keep_working_after_the_bot_restarts(
-    make_app: Callable[..., App], fake: FakeDiscord, sqlite_engine: Engine, catalog: Catalog
+    make_app: Callable[..., App], discord_fake: FakeDiscord, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
+    fake = discord_fake
     adapter, services = await start_adapter(make_app, fake, sqlite_engine)
     try:
         (first, *_) = await digest_messages(
