@@ -9,7 +9,7 @@ from typing import Any
 from digests.messages.alert import SpikeAlert
 from digests.messages.digest import DigestEntry, DigestPaper, TopicRef, compose_digest
 from digests.signals.momentum import compute_momentum
-from digests.signals.spikes import SpikeSettings, TopicCounts, evaluate
+from digests.signals.spikes import SpikeMemory, SpikeSettings, TopicCounts, evaluate
 from tests.fakes.telegram_html import parse_telegram_html
 from tests.papers import digest_paper
 
@@ -18,6 +18,7 @@ EVALS = TopicRef("evals", "Evaluation")
 RL = TopicRef("agentic-rl", "Agentic RL")
 # A Markdown link of a Discord embed: [text](url), brackets escaped inside the text.
 LINK = re.compile(r"\[((?:\\.|[^\[\]\\])*)\]\(([^()\s]*)\)")
+HOSTILE_TITLE = "<script>alert(1)</script> & @everyone /start@digest_test_bot"
 
 
 def spike(name: str = "RL for LLM Agents", titles: tuple[str, ...] = ()) -> SpikeAlert:
@@ -35,8 +36,27 @@ def spike(name: str = "RL for LLM Agents", titles: tuple[str, ...] = ()) -> Spik
     return SpikeAlert(ref, momentum, decision[0], papers)
 
 
-
-
+def spike_alert() -> SpikeAlert:
+    """A spike of RL for LLM Agents on 28 September (69 papers in four weeks after 29), its
+    paper's title hostile to every platform's markup."""
+    as_of = date(2026, 9, 28)
+    daily = {as_of - timedelta(days=d): 3 for d in range(0, 23)}  # 69 in the last four weeks
+    daily.update({as_of - timedelta(days=d): 1 for d in range(28, 57)})
+    totals = {as_of - timedelta(days=d): 400 for d in range(0, 84)}
+    momentum = compute_momentum("RL for LLM Agents", daily, totals, as_of)
+    counts = TopicCounts(
+        "rl-for-llm-agents", "RL for LLM Agents", momentum.count, momentum.previous, 11_200, 11_200
+    )
+    decision = evaluate(
+        [counts],
+        {"rl-for-llm-agents": SpikeMemory()},
+        SpikeSettings(),
+        now=datetime(2026, 9, 28, 21, tzinfo=UTC),
+    )[0]
+    entry = DigestEntry(digest_paper(title=HOSTILE_TITLE), (), "Ada Lovelace", "An abstract.")
+    return SpikeAlert(
+        TopicRef("rl-for-llm-agents", "RL for LLM Agents"), momentum, decision, (entry,)
+    )
 
 
 def numbered(n: int, topic: TopicRef = RL, **changes: Any) -> DigestPaper:

@@ -15,6 +15,7 @@ from sqlmodel import Session
 
 from digests.messages.digest import DigestPaper
 from digests.papers.records import PaperRecord, abs_url
+from digests.store import channels, repo
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
 from digests.usecases.ingest import ingest_records, sync_catalog
@@ -94,6 +95,21 @@ def seed_spike(app, as_of: datetime, rising=paper_record) -> None:
     records += [other_paper(n, as_of - timedelta(days=1 + n % 55)) for n in range(1, 1001)]
     with app.session() as session:
         ingest_records(session, records, tagger=app.tagger, catalog=app.catalog, now=as_of)
+        session.commit()
+
+
+def seed_followed_week(app, now: datetime, chats: list[tuple[str, str]]) -> None:
+    """A week of papers on RL for LLM Agents, and every chat, (platform, chat id), following
+    that topic."""
+    records = [paper_record(n, now - timedelta(days=1)) for n in range(1, 9)]
+    with app.session() as session:
+        ingest_records(session, records, tagger=app.tagger, catalog=app.catalog, now=now)
+        topic_id = repo.topic_rows(session)["rl-for-llm-agents"].id
+        for platform, chat in chats:
+            channel = channels.get_or_create_channel(
+                session, platform=platform, chat_id=chat, now=now
+            )
+            channels.follow(session, channel, topic_id, now=now)
         session.commit()
 
 

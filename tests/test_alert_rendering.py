@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from datetime import UTC, date, datetime, timedelta
 
 from PIL import Image
 from telegram import Bot
@@ -12,37 +11,10 @@ from bot.platforms import telegram_render
 from bot.platforms.telegram import TelegramSender
 from bot.platforms.terminal import TerminalAdapter
 from digests.delivery.sending import Address
-from digests.messages.alert import SpikeAlert
 from digests.messages.chart_spec import CHART_KEY, chart_panels
-from digests.messages.digest import DigestEntry, TopicRef
-from digests.signals.momentum import compute_momentum
-from digests.signals.spikes import SpikeMemory, SpikeSettings, TopicCounts, evaluate
 from tests.fakes.telegram_html import validate_telegram_html
 from tests.fakes.telegram_server import FakeTelegram
-from tests.papers import digest_paper
-
-AS_OF = date(2026, 9, 28)
-HOSTILE = "<script>alert(1)</script> & @everyone /start@digest_test_bot"
-
-
-def spike_alert() -> SpikeAlert:
-    daily = {AS_OF - timedelta(days=d): 3 for d in range(0, 23)}  # 69 in the last four weeks
-    daily.update({AS_OF - timedelta(days=d): 1 for d in range(28, 57)})
-    totals = {AS_OF - timedelta(days=d): 400 for d in range(0, 84)}
-    momentum = compute_momentum("RL for LLM Agents", daily, totals, AS_OF)
-    counts = TopicCounts(
-        "rl-for-llm-agents", "RL for LLM Agents", momentum.count, momentum.previous, 11_200, 11_200
-    )
-    decision = evaluate(
-        [counts],
-        {"rl-for-llm-agents": SpikeMemory()},
-        SpikeSettings(),
-        now=datetime(2026, 9, 28, 21, tzinfo=UTC),
-    )[0]
-    entry = DigestEntry(digest_paper(title=HOSTILE), (), "Ada Lovelace", "An abstract.")
-    return SpikeAlert(
-        TopicRef("rl-for-llm-agents", "RL for LLM Agents"), momentum, decision, (entry,)
-    )
+from tests.messages import spike_alert
 
 
 def test_a_telegram_alert_is_the_chart_with_the_headline_then_valid_html():

@@ -164,3 +164,56 @@ def test_only_the_store_the_use_cases_and_the_composition_root_import_sql_librar
 def test_digests_imports_no_chat_library_and_no_scheduler():
     found = external_imports(CHAT_AND_SCHEDULER_LIBRARIES)
     assert {name: libs for name, libs in found.items() if name.startswith("digests")} == {}
+
+
+TESTS = ROOT / "tests"
+
+
+def imported_test_modules(name: str, path: Path) -> set[str]:
+    """The modules named test_* under tests/ that the file of module `name` imports."""
+    return {
+        ".".join(parts[:2])
+        for parts in (imported.split(".") for imported in imported_names(name, path))
+        if parts[0] == "tests" and len(parts) > 1 and parts[1].startswith("test_")
+    }
+
+
+def test_the_probe_sees_a_test_module_imported_in_any_form(tmp_path: Path):
+    """Guards the next test, on a file written for it."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    sample = tests / "test_sample.py"
+    sample.write_text(
+        "from tests.test_a import x\nimport tests.test_b\nfrom .test_c import y\n"
+        "from tests.fakes.discord_bot import Bot\nfrom tests import test_d\n"
+    )
+    found = imported_test_modules("tests.test_sample", sample)
+    assert found == {"tests.test_a", "tests.test_b", "tests.test_c", "tests.test_d"}
+
+
+def test_no_test_module_imports_another():
+    """Shared fixtures live in tests/conftest.py, shared helpers in modules not named test_*."""
+    importing = {
+        path.relative_to(ROOT).as_posix(): sorted(found)
+        for path in sorted(TESTS.rglob("test_*.py"))
+        if (found := imported_test_modules(module_name(path), path))
+    }
+    assert importing == {}
+
+
+CORE_TESTS_MAY_NOT_IMPORT = ("digests.store", "digests.usecases", "bot", *SQL_LIBRARIES)
+
+
+def test_the_cores_tests_need_no_database():
+    """tests/core runs without a database, so it imports no store, use case, entry point or SQL
+    library (nor the test helpers built on them)."""
+    found = {
+        path.name: sorted(
+            name
+            for name in imported_names(module_name(path), path)
+            if any(name == f or name.startswith(f"{f}.") for f in CORE_TESTS_MAY_NOT_IMPORT)
+            or (name.startswith("tests.") and not name.startswith("tests.core."))
+        )
+        for path in sorted((TESTS / "core").glob("*.py"))
+    }
+    assert {name: names for name, names in found.items() if names} == {}

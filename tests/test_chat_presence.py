@@ -3,16 +3,13 @@ deliveries wait (marked with why), and re-adding resumes it with a short welcome
 real python-telegram-bot and discord.py against the fakes, and the use cases on both databases.
 """
 
-# The adapters' fixtures are imported from their test modules; tests naming them as arguments
-# are what ruff takes for redefinitions.
-# ruff: noqa: F811
-
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import Engine, select
 from sqlmodel import Session
 
@@ -21,25 +18,13 @@ from digests.delivery.sending import Address, ChatUnavailable
 from digests.store import channels, deliveries
 from digests.store.models import Delivery
 from digests.usecases.commands import Caller
+from tests.fakes.discord_bot import Bot as DiscordBot
 from tests.fakes.discord_server import DIGESTS_ID, GENERAL_ID, GUILD_ID, STAFF_ID
 from tests.fakes.senders import RecordingSender
-from tests.test_discord import Bot as DiscordBot
-from tests.test_discord import bot as discord_bot  # noqa: F401  (a fixture)
-from tests.test_discord import fake  # noqa: F401  (a fixture)
-from tests.test_telegram import (  # noqa: F401  (fixtures)
-    ADMIN,
-    GROUP,
-    PRIVATE,
-    RL,
-    WAIT,
-    Bot,
-    bot,
-    enqueue_digest,
-    timedelta_retry_after,
-    visible,
-)
+from tests.fakes.telegram_bot import ADMIN, GROUP, PRIVATE, RL, WAIT, Bot, enqueue_digest, visible
 from tests.waiting import wait_until
 
+pytestmark = pytest.mark.usefixtures("ptb_timedelta")  # for the Telegram bot
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
 DIGEST = [{"text": "weekly digest", "parse_mode": "HTML"}]
 
@@ -61,7 +46,10 @@ async def removed_from(bot: Bot, chat_id: int, by: int, status: str = "left") ->
     assert await wait_until(lambda: bot.channel(chat_id).paused_reason is not None, WAIT)
 
 
-async def test_removing_the_bot_from_a_group_pauses_it_and_holds_its_digest(bot: Bot) -> None:
+async def test_removing_the_bot_from_a_group_pauses_it_and_holds_its_digest(
+    telegram_bot: Bot,
+) -> None:
+    bot = telegram_bot
     await bot.say(GROUP, ADMIN, "/follow rl for llm agents")
     enqueue_digest(bot, GROUP, DIGEST)
     await removed_from(bot, GROUP, ADMIN)
@@ -77,7 +65,10 @@ async def test_removing_the_bot_from_a_group_pauses_it_and_holds_its_digest(bot:
     assert f"  paused telegram {GROUP}: the bot was removed from this chat" in lines
 
 
-async def test_adding_the_bot_back_welcomes_the_group_and_sends_what_waited(bot: Bot) -> None:
+async def test_adding_the_bot_back_welcomes_the_group_and_sends_what_waited(
+    telegram_bot: Bot,
+) -> None:
+    bot = telegram_bot
     await bot.say(GROUP, ADMIN, "/follow rl for llm agents")
     enqueue_digest(bot, GROUP, DIGEST)
     await removed_from(bot, GROUP, ADMIN, status="kicked")
@@ -93,7 +84,10 @@ async def test_adding_the_bot_back_welcomes_the_group_and_sends_what_waited(bot:
     assert visible(bot.tg.sent(GROUP)[-1]) == "weekly digest"
 
 
-async def test_a_user_blocking_the_bot_pauses_their_chat_until_they_unblock(bot: Bot) -> None:
+async def test_a_user_blocking_the_bot_pauses_their_chat_until_they_unblock(
+    telegram_bot: Bot,
+) -> None:
+    bot = telegram_bot
     await bot.say(PRIVATE, PRIVATE, "/follow rl for llm agents")
     await removed_from(bot, PRIVATE, PRIVATE, status="kicked")
     assert bot.channel(PRIVATE).paused_reason == "the user blocked the bot"
@@ -103,7 +97,8 @@ async def test_a_user_blocking_the_bot_pauses_their_chat_until_they_unblock(bot:
     assert "this chat follows RL for LLM Agents" in visible(welcome)
 
 
-async def test_a_bot_promoted_to_admin_is_not_welcomed_again(bot: Bot) -> None:
+async def test_a_bot_promoted_to_admin_is_not_welcomed_again(telegram_bot: Bot) -> None:
+    bot = telegram_bot
     await bot.say(GROUP, ADMIN, "/follow rl for llm agents")
     before = len(bot.tg.sent(GROUP))
     bot.tg.inject_my_chat_member(GROUP, ADMIN, "member", "administrator")

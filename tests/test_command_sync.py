@@ -2,10 +2,6 @@
 the database), by one replica, and a development server gets them as its own, not twice.
 The real discord.py against the fake Discord, on both databases."""
 
-# The Discord fixtures are imported from test_discord; tests naming them as arguments are
-# what ruff takes for redefinitions.
-# ruff: noqa: F811
-
 from __future__ import annotations
 
 import asyncio
@@ -17,12 +13,8 @@ from sqlalchemy import Engine
 
 from bot.app import App
 from digests.usecases.commands import COMMANDS
+from tests.fakes.discord_bot import WAIT, start_adapter
 from tests.fakes.discord_server import GUILD_ID, FakeDiscord
-from tests.test_discord import (
-    WAIT,
-    fake,  # noqa: F401  (a fixture)
-    start_adapter,
-)
 
 
 def uploads(fake: FakeDiscord, guild_id: int | None = None) -> int:
@@ -38,58 +30,63 @@ async def start_and_stop(
 
 
 async def test_a_second_start_with_the_same_commands_uploads_nothing(
-    make_app: Callable[..., App], fake: FakeDiscord, engine: Engine
+    make_app: Callable[..., App], discord_fake: FakeDiscord, engine: Engine
 ) -> None:
-    await start_and_stop(make_app, fake, engine)
-    assert uploads(fake) == 1 and {c["name"] for c in fake.commands()} == set(COMMANDS)
-    await start_and_stop(make_app, fake, engine, instance_name="another-host")
-    assert uploads(fake) == 1
+    await start_and_stop(make_app, discord_fake, engine)
+    assert uploads(discord_fake) == 1 and {c["name"] for c in discord_fake.commands()} == set(
+        COMMANDS
+    )
+    await start_and_stop(make_app, discord_fake, engine, instance_name="another-host")
+    assert uploads(discord_fake) == 1
 
 
 async def test_a_changed_command_is_uploaded_at_the_next_start(
-    make_app: Callable[..., App], fake: FakeDiscord, engine: Engine, monkeypatch
+    make_app: Callable[..., App], discord_fake: FakeDiscord, engine: Engine, monkeypatch
 ) -> None:
-    await start_and_stop(make_app, fake, engine)
+    await start_and_stop(make_app, discord_fake, engine)
     changed = dataclasses.replace(COMMANDS["trending"], help="the topics rising fastest today")
     monkeypatch.setitem(COMMANDS, "trending", changed)
-    await start_and_stop(make_app, fake, engine)
-    assert uploads(fake) == 2
-    (trending,) = [c for c in fake.commands() if c["name"] == "trending"]
+    await start_and_stop(make_app, discord_fake, engine)
+    assert uploads(discord_fake) == 2
+    (trending,) = [c for c in discord_fake.commands() if c["name"] == "trending"]
     assert trending["description"] == "the topics rising fastest today"
 
 
 async def test_two_replicas_starting_together_upload_once(
-    make_app: Callable[..., App], fake: FakeDiscord, engine: Engine
+    make_app: Callable[..., App], discord_fake: FakeDiscord, engine: Engine
 ) -> None:
     started = await asyncio.gather(
-        start_adapter(make_app, fake, engine, instance_name="replica-a"),
-        start_adapter(make_app, fake, engine, instance_name="replica-b"),
+        start_adapter(make_app, discord_fake, engine, instance_name="replica-a"),
+        start_adapter(make_app, discord_fake, engine, instance_name="replica-b"),
     )
     try:
-        assert uploads(fake) == 1
+        assert uploads(discord_fake) == 1
     finally:
         for adapter, _ in started:
             await asyncio.wait_for(adapter.stop(), WAIT)
 
 
 async def test_a_failed_upload_is_tried_again_at_the_next_start(
-    make_app: Callable[..., App], fake: FakeDiscord, engine: Engine
+    make_app: Callable[..., App], discord_fake: FakeDiscord, engine: Engine
 ) -> None:
-    fake.fail_next(
+    discord_fake.fail_next(
         "PUT", "/applications/*/commands", 403, {"message": "Missing Access", "code": 50001}
     )
-    await start_and_stop(make_app, fake, engine)  # logged; the bot still starts
-    assert fake.commands() == []
-    await start_and_stop(make_app, fake, engine)
-    assert {c["name"] for c in fake.commands()} == set(COMMANDS)
+    await start_and_stop(make_app, discord_fake, engine)  # logged; the bot still starts
+    assert discord_fake.commands() == []
+    await start_and_stop(make_app, discord_fake, engine)
+    assert {c["name"] for c in discord_fake.commands()} == set(COMMANDS)
 
 
 @pytest.mark.parametrize("restarts", [0, 1])
 async def test_a_dev_server_gets_the_commands_once_and_none_are_global(
-    make_app: Callable[..., App], fake: FakeDiscord, engine: Engine, restarts: int
+    make_app: Callable[..., App], discord_fake: FakeDiscord, engine: Engine, restarts: int
 ) -> None:
     for _ in range(1 + restarts):
-        await start_and_stop(make_app, fake, engine, discord_dev_guild=GUILD_ID)
-    assert {c["name"] for c in fake.commands(GUILD_ID)} == set(COMMANDS)
-    assert fake.commands() == []
-    assert (uploads(fake, GUILD_ID), uploads(fake)) == (1, 1)  # the global list cleared once
+        await start_and_stop(make_app, discord_fake, engine, discord_dev_guild=GUILD_ID)
+    assert {c["name"] for c in discord_fake.commands(GUILD_ID)} == set(COMMANDS)
+    assert discord_fake.commands() == []
+    assert (uploads(discord_fake, GUILD_ID), uploads(discord_fake)) == (
+        1,
+        1,
+    )  # the global list cleared once

@@ -11,9 +11,8 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import aiohttp
@@ -22,7 +21,7 @@ from sqlalchemy import Engine, select
 from sqlmodel import Session
 
 from bot.app import App
-from bot.platforms.discord import DiscordAdapter, build_discord
+from bot.platforms.discord import build_discord
 from bot.platforms.discord import send_failure as discord_send_failure
 from bot.platforms.discord_render import (
     DESCRIPTION_LIMIT,
@@ -34,11 +33,20 @@ from bot.settings import Settings
 from digests.delivery.pacing import RequestPace
 from digests.delivery.sending import Address, OutcomeUnknown, Transient
 from digests.store import channels, deliveries
-from digests.store.models import Channel, Delivery, Follow
+from digests.store.models import Delivery, Follow
 from digests.topics.catalog import Catalog
-from digests.usecases.app import UseCases
 from digests.usecases.commands import COMMANDS, Argument, CommandService
-from digests.usecases.dispatch import Dispatcher, DrainReport, send_rate_share, withdraw_sender
+from digests.usecases.dispatch import Dispatcher, send_rate_share, withdraw_sender
+from tests.fakes.discord_bot import (
+    EPHEMERAL,
+    NOW,
+    RL,
+    WAIT,
+    Bot,
+    is_private,
+    seed_papers,
+    start_adapter,
+)
 from tests.fakes.discord_gateway import ATTACH_FILES, MANAGE_CHANNELS, channel_payload, overwrite
 from tests.fakes.discord_server import (
     BOT_ROLE_ID,
@@ -54,22 +62,11 @@ from tests.fakes.discord_server import (
     running_fake_discord,
 )
 from tests.messages import spike
-from tests.papers import clock_from, seed_agent_papers
 from tests.waiting import wait_until
 
-NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
-WAIT = 5.0  # seconds for any awaited event
-EPHEMERAL = 1 << 6
-RL = "rl-for-llm-agents"
-HOSTILE = "@everyone <@&123> **bold** [x](http://evil)"
-FAST = RateLimits().scaled(0.02)
 DEFAULT_SCHEDULE = (0, "09:00", "UTC")
 FIRST_EXTRA_CHANNEL = 1_300_000_000_000_000_000  # Mondays at 09:00 UTC
 MINUTE = timedelta(minutes=1)
-
-
-def advancing_clock() -> Callable[[], datetime]:
-    return clock_from(NOW)
 
 
 class SlowCommands(CommandService):
@@ -87,128 +84,14 @@ class BrokenCommands(CommandService):
         raise RuntimeError("the database is gone")
 
 
-@dataclass
-class Bot:
-    fake: FakeDiscord
-    adapter: DiscordAdapter
-    services: UseCases
-    engine: Engine
-    sent: list[dict] = field(default_factory=list)  # every interaction this test dispatched
-
-    def session(self) -> Session:
-        return Session(self.engine, expire_on_commit=False)
-
-    def channel(self, chat_id: int) -> Channel | None:
-        with self.session() as session:
-            return channels.find_channel(session, "discord", str(chat_id))
-
-    def schedule(self, chat_id: int) -> tuple[int, str, str]:
-        """The channel's digest clock; an unknown channel has the default one."""
-        channel = self.channel(chat_id) or Channel(platform="discord", chat_id=str(chat_id))
-        return channel.digest_weekday, channel.digest_time, channel.timezone
-
-    def follows(self, chat_id: int) -> list[str]:
-        channel = self.channel(chat_id)
-        with self.session() as session:
-            return channels.followed_slugs(session, channel.id) if channel else []
-
-    async def dispatch(self, payload: dict) -> dict:
-        self.sent.append(payload)
-        await self.fake.dispatch("INTERACTION_CREATE", payload)
-        return payload
-
-    async def command(self, name: str, options: dict | None = None, **where: Any) -> dict:
-        """Invoke `/name` and return its first answer: the callback, or the deferred followup."""
-        payload = await self.dispatch(self.fake.slash_command(name, options, **where))
-        callback = await self.fake.wait_for_response(payload["id"], "callback", timeout=WAIT)
-        if callback["type"] == 5:
-            followup = await self.fake.wait_for_response(payload["id"], "followup", timeout=WAIT)
-            return {"content": followup["message"]["content"], "flags": EPHEMERAL}
-        return callback["data"] | {"flags": callback["data"].get("flags") or 0}
-
-    async def follow(self, topic: str = RL, channel_id: int = GENERAL_ID) -> dict:
-        return await self.command("follow", {"topic": topic}, channel_id=channel_id)
-
-    async def choices(self, name: str, focused: str, options: dict, **where: Any) -> list[dict]:
-        payload = await self.dispatch(self.fake.autocomplete(name, focused, options, **where))
-        callback = await self.fake.wait_for_response(payload["id"], "callback", timeout=WAIT)
-        assert callback["type"] == 8
-        return callback["data"]["choices"]
-
-    async def deliver_weekly(self, chat_id: int) -> DrainReport:
-        """What the scheduler does on the channel's weekday: store the digest, then drain."""
-        with self.session() as session:
-            channel = channels.find_channel(session, "discord", str(chat_id))
-            digest = self.services.commands.digest_for(session, channel.id, now=NOW)
-            deliveries.enqueue(
-                session,
-                channel_id=channel.id,
-                kind="weekly",
-                period_key="2026-W40",
-                parts=self.adapter.render_digest(digest, title="Weekly digest"),
-                now=self.services.clock(),
-            )
-            session.commit()
-        return await self.services.dispatcher.drain()
-
-    def assert_every_interaction_answered_once(self) -> None:
-        for payload in self.sent:
-            kinds = [r["kind"] for r in self.fake.interaction_responses(payload["id"])]
-            assert kinds.count("callback") == 1, (payload["data"]["name"], kinds)
-
-
-async def start_adapter(
-    make_app: Callable[..., App],
-    fake: FakeDiscord,
-    engine: Engine,
-    *,
-    commands_class: type[CommandService] = CommandService,
-    **settings: Any,
-) -> tuple[DiscordAdapter, UseCases]:
-    config = {
-        "discord_token": fake.token,
-        "discord_api_url": fake.api_url,
-        "discord_gateway_url": fake.gateway_url,
-        **settings,
-    }
-    app = make_app(engine, settings=config, clock=advancing_clock())
-    services = app.usecases
-    # Beyond DIGEST_PAPERS_PER_TOPIC's maximum: every seeded paper in one digest.
-    services.commands = commands_class(
-        services.session_factory, services.catalog, clock=services.clock, per_topic_cap=60
-    )
-    adapter = DiscordAdapter(app.settings, services, guild_ready_timeout=0.05)
-    services.add_platform(adapter)
-    await asyncio.wait_for(adapter.start(), WAIT)
-    return adapter, services
+@pytest.fixture
+def fake(discord_fake: FakeDiscord) -> FakeDiscord:
+    return discord_fake
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    async with running_fake_discord(rate_limits=FAST) as fake:
-        yield fake
-
-
-@pytest.fixture
-async def bot(
-    make_app: Callable[..., App], fake: FakeDiscord, sqlite_engine: Engine
-) -> AsyncIterator[Bot]:
-    adapter, services = await start_adapter(make_app, fake, sqlite_engine)
-    bot = Bot(fake, adapter, services, sqlite_engine)
-    try:
-        yield bot
-        bot.assert_every_interaction_answered_once()
-        assert fake.unhandled == []
-    finally:
-        await asyncio.wait_for(adapter.stop(), WAIT)
-
-
-def seed_papers(engine: Engine, catalog: Catalog, count: int = 60) -> None:
-    seed_agent_papers(engine, catalog, hostile=HOSTILE, now=NOW, count=count)
-
-
-def is_private(answer: dict) -> bool:
-    return bool(answer["flags"] & EPHEMERAL)
+def bot(discord_bot: Bot) -> Bot:
+    return discord_bot
 
 
 def assert_within_discord_limits(message: dict) -> None:

@@ -16,10 +16,10 @@ from sqlalchemy import Engine
 
 from bot.app import App
 from bot.platforms.discord import OOPS
+from tests.fakes.discord_bot import FAST, start_adapter
 from tests.fakes.discord_server import MEMBER_ID, OWNER_ID, running_fake_discord
+from tests.fakes.telegram_bot import GROUP, MEMBER, WAIT, start_bot
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits
-from tests.test_discord import FAST, start_adapter
-from tests.test_telegram import GROUP, MEMBER, WAIT, start_bot
 
 FLOOD = 300
 OTHERS = (1001, 1002, 1003)  # private chats

@@ -17,18 +17,13 @@ from digests.store.engine import open_engine
 from digests.topics.tagger import Tagger
 from digests.usecases.commands import Caller, CommandService
 from digests.usecases.ingest import ingest_records, sync_catalog
+from tests.fakes.discord_bot import EPHEMERAL
 from tests.fakes.discord_server import GENERAL_ID
+from tests.fakes.telegram_bot import NOW as TG_NOW
+from tests.fakes.telegram_bot import PRIVATE as TG_PRIVATE
 from tests.papers import jsonl_line, paper_record, seed_agent_papers
-from tests.test_discord import (
-    EPHEMERAL,
-    fake,  # noqa: F401 (the fixture discord needs)
-)
-from tests.test_discord import bot as discord  # noqa: F401 (a fixture)
-from tests.test_telegram import NOW as TG_NOW
-from tests.test_telegram import PRIVATE as TG_PRIVATE
-from tests.test_telegram import bot as telegram  # noqa: F401 (a fixture)
-from tests.test_telegram import timedelta_retry_after  # noqa: F401 (an autouse fixture)
 
+pytestmark = pytest.mark.usefixtures("ptb_timedelta")  # for the Telegram bot
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
 PRIVATE = Caller(platform="telegram", chat_id="42", chat_kind="private")
 WORLD_MODELS = 'query: "world model" AND (agent OR agents) NOT survey'
@@ -211,42 +206,42 @@ def test_the_cli_previews_a_search_and_counts_an_authors_momentum_storing_nothin
 
 
 async def test_in_telegram_a_query_follow_is_confirmed_listed_and_in_the_digest(
-    telegram,  # noqa: F811 (the fixture imported above)
+    telegram_bot,
     catalog,
 ) -> None:
-    seed_agent_papers(telegram.engine, catalog, hostile="<b>x</b>", now=TG_NOW, count=5)
-    answer = await telegram.say(TG_PRIVATE, TG_PRIVATE, '/follow query: "agent study" NOT long')
+    seed_agent_papers(telegram_bot.engine, catalog, hostile="<b>x</b>", now=TG_NOW, count=5)
+    answer = await telegram_bot.say(TG_PRIVATE, TG_PRIVATE, '/follow query: "agent study" NOT long')
     assert answer["message"]["text"].startswith('Following Search: "agent study" NOT long.')
-    listed = await telegram.say(TG_PRIVATE, TG_PRIVATE, "/following")
+    listed = await telegram_bot.say(TG_PRIVATE, TG_PRIVATE, "/following")
     assert listed["message"]["text"].startswith('Search: "agent study" NOT long: 3 papers')
-    digest = telegram.digest(TG_PRIVATE)
+    digest = telegram_bot.digest(TG_PRIVATE)
     assert [s.topic.name for s in digest.sections] == ['Search: "agent study" NOT long']
-    refused = await telegram.say(TG_PRIVATE, TG_PRIVATE, "/follow query: agents AND (tools")
+    refused = await telegram_bot.say(TG_PRIVATE, TG_PRIVATE, "/follow query: agents AND (tools")
     assert "the parenthesis at column 12 is never closed" in refused["message"]["text"]
 
 
 async def test_in_discord_follow_autocomplete_offers_a_search_and_category_ids(
-    discord,  # noqa: F811 (the fixture imported above)
+    discord_bot,
 ) -> None:
-    offered = await discord.choices("follow", "topic", {"topic": "world model agents"})
+    offered = await discord_bot.choices("follow", "topic", {"topic": "world model agents"})
     search = {"name": "Search: “world model agents”", "value": "query: world model agents"}
     assert offered[-1] == search
-    categories = await discord.choices("follow", "topic", {"topic": "category: cs.r"})
+    categories = await discord_bot.choices("follow", "topic", {"topic": "category: cs.r"})
     assert categories[0] == {"name": "Category: cs.RO (Robotics)", "value": "category: cs.RO"}
 
-    answer = await discord.follow(search["value"])
+    answer = await discord_bot.follow(search["value"])
     assert answer["content"].startswith("Following Search: world model agents.")
-    answer = await discord.follow(categories[0]["value"])
+    answer = await discord_bot.follow(categories[0]["value"])
     assert answer["content"].startswith("Following Category: cs.RO (Robotics).")
-    assert len(discord.follows(GENERAL_ID)) == 2
+    assert len(discord_bot.follows(GENERAL_ID)) == 2
 
     # Tried: a search too long for a Discord choice (100 characters) is not offered, a hostile
     # one is offered as typed (choices are never rendered as markdown), a malformed one is
     # refused on /follow with where it went wrong, privately, following nothing more.
-    too_long = await discord.choices("follow", "topic", {"topic": "agents " * 30})
+    too_long = await discord_bot.choices("follow", "topic", {"topic": "agents " * 30})
     assert not [c for c in too_long if c["value"].startswith("query:")]
-    hostile = await discord.choices("follow", "topic", {"topic": "@everyone <script>"})
+    hostile = await discord_bot.choices("follow", "topic", {"topic": "@everyone <script>"})
     assert hostile[-1]["value"] == "query: @everyone <script>"
-    refused = await discord.follow("query: agents AND (tools")
+    refused = await discord_bot.follow("query: agents AND (tools")
     assert refused["content"] == "query: the parenthesis at column 12 is never closed."
-    assert refused["flags"] & EPHEMERAL and len(discord.follows(GENERAL_ID)) == 2
+    assert refused["flags"] & EPHEMERAL and len(discord_bot.follows(GENERAL_ID)) == 2

@@ -1,10 +1,6 @@
 """Follow links: the links a topic page's "Follow this topic" button points to, and what the
 bot does with them (Telegram `/start follow-<slug>`), through the real python-telegram-bot."""
 
-# The Telegram fixtures are imported from test_telegram; tests naming them as arguments are
-# what ruff takes for redefinitions.
-# ruff: noqa: F811
-
 from __future__ import annotations
 
 import re
@@ -27,22 +23,19 @@ from digests.links.chat import (
     telegram_group_follow_link,
 )
 from digests.topics.catalog import Catalog
-from tests.test_telegram import (  # noqa: F401  (fixtures)
+from tests.fakes.telegram_bot import (
     ADMIN,
     GROUP,
     LONG_SLUG,
     MEMBER,
     PRIVATE,
     RL,
-    WAIT,
     Bot,
-    bot,
     long_slug_bot,
-    start_bot,
-    timedelta_retry_after,
     visible,
 )
 
+pytestmark = pytest.mark.usefixtures("ptb_timedelta")  # for the Telegram bot
 TELEGRAM_PAYLOAD = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
@@ -99,13 +92,17 @@ def test_links_are_made_for_a_private_chat_a_group_and_a_discord_server() -> Non
 # --- Telegram: /start with a payload ---------------------------------------------------------
 
 
-async def test_opening_a_follow_link_follows_the_topic_and_answers_as_follow(bot: Bot) -> None:
+async def test_opening_a_follow_link_follows_the_topic_and_answers_as_follow(
+    telegram_bot: Bot,
+) -> None:
+    bot = telegram_bot
     reply = await bot.say(PRIVATE, PRIVATE, f"/start {follow_payload(RL)}")
     assert visible(reply).startswith("Following RL for LLM Agents. The digest comes")
     assert bot.follows(PRIVATE) == [RL]
 
 
-async def test_a_group_link_follows_only_when_an_admin_added_the_bot(bot: Bot) -> None:
+async def test_a_group_link_follows_only_when_an_admin_added_the_bot(telegram_bot: Bot) -> None:
+    bot = telegram_bot
     refused = await bot.say(GROUP, MEMBER, f"/start@digest_test_bot {follow_payload(RL)}")
     assert "Only chat administrators" in visible(refused)
     assert bot.follows(GROUP) == []
@@ -118,8 +115,9 @@ async def test_a_group_link_follows_only_when_an_admin_added_the_bot(bot: Bot) -
     "payload", ["follow-no-such-topic", "<script>alert(1)</script>", "x" * 300, "@everyone"]
 )
 async def test_a_garbled_link_says_so_then_gives_the_help_and_follows_nothing(
-    bot: Bot, payload: str
+    telegram_bot: Bot, payload: str
 ) -> None:
+    bot = telegram_bot
     answer = visible(await bot.say(PRIVATE, PRIVATE, f"/start {payload}"))
     assert answer.startswith("That link names no topic I know, so nothing was followed.")
     assert "/follow — " in answer and "<script>" not in answer

@@ -23,8 +23,7 @@ from digests.store import channels
 from digests.store.models import InboundUpdate
 from digests.usecases.chat_updates import UpdateInbox
 from tests.fakes.store_faults import read_only
-from tests.fakes.telegram_server import FakeTelegram, FloodLimits
-from tests.test_telegram import (
+from tests.fakes.telegram_bot import (
     ADMIN,
     GROUP,
     MEMBER,
@@ -34,6 +33,7 @@ from tests.test_telegram import (
     visible,
     webhook_bot,
 )
+from tests.fakes.telegram_server import FakeTelegram, FloodLimits
 from tests.waiting import wait_until
 
 HOOK_URL = "https://bot.example.org/telegram/hook"

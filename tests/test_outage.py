@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
@@ -20,9 +20,7 @@ from sqlmodel import Session
 from bot.app import build_app
 from bot.runner import Runtime
 from bot.settings import load_settings
-from digests.store import channels, repo
 from digests.store.models import Channel, Delivery, DeliveryPart
-from digests.usecases.ingest import ingest_records
 from tests.fakes.clock import MONDAY_9, Clock  # every channel's digest is due at MONDAY_9
 from tests.fakes.discord_server import (
     DIGESTS_ID,
@@ -31,32 +29,18 @@ from tests.fakes.discord_server import (
     pointing_discord_py,
 )
 from tests.fakes.telegram_server import FakeTelegram, sent_text
-from tests.papers import paper_record
+from tests.papers import seed_followed_week
 
 OUTAGE = (MONDAY_9 - timedelta(minutes=1), MONDAY_9 + timedelta(minutes=9))
 TELEGRAM_CHATS = [4_000_000 + n for n in range(5)]
 DISCORD_CHANNELS = [DIGESTS_ID, GENERAL_ID]
+CHATS = [("telegram", str(c)) for c in TELEGRAM_CHATS]
+CHATS += [("discord", str(c)) for c in DISCORD_CHANNELS]
 TICK = timedelta(seconds=15)
 
 
 async def no_wait(seconds: float) -> None:
     await asyncio.sleep(0)  # the clock moves by ticks alone
-
-
-def seed(app, now: datetime) -> None:
-    """A week of papers on RL for LLM Agents, and every chat following that topic."""
-    records = [paper_record(n, now - timedelta(days=1)) for n in range(1, 9)]
-    chats = [("telegram", str(c)) for c in TELEGRAM_CHATS]
-    chats += [("discord", str(c)) for c in DISCORD_CHANNELS]
-    with app.session() as session:
-        ingest_records(session, records, tagger=app.tagger, catalog=app.catalog, now=now)
-        topic_id = repo.topic_rows(session)["rl-for-llm-agents"].id
-        for platform, chat in chats:
-            channel = channels.get_or_create_channel(
-                session, platform=platform, chat_id=chat, now=now
-            )
-            channels.follow(session, channel, topic_id, now=now)
-        session.commit()
 
 
 async def set_down(telegram: FakeTelegram, discord: FakeDiscord, kind: str, down: bool) -> None:
@@ -115,7 +99,7 @@ async def test_a_ten_minute_outage_across_a_scheduled_digest_loses_nothing(datab
         )
         app = build_app(settings, clock=clock, sleep=no_wait)
         app.usecases.sync_catalog()
-        seed(app, MONDAY_9 - timedelta(days=3))
+        seed_followed_week(app, MONDAY_9 - timedelta(days=3), CHATS)
         with pointing_discord_py(discord.api_url, discord.gateway_url):
             runtime = Runtime(app)
             await runtime.start()

@@ -30,8 +30,8 @@ from digests.delivery.sending import Address, Transient
 from digests.store import channels, deliveries
 from digests.usecases.app import UseCases
 from tests.fakes.slack_server import FakeSlack, Rate, button, visible
+from tests.messages import spike_alert
 from tests.papers import seed_agent_papers
-from tests.test_alert_rendering import spike_alert
 from tests.waiting import wait_until
 
 NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)  # a Monday

@@ -15,9 +15,9 @@ from sqlmodel import Session
 
 from digests.store.models import DeliveryPart
 from digests.usecases.dispatch import SEND_TIMEOUT, DrainReport
+from tests.fakes.telegram_bot import NOW, WAIT, start_bot
 from tests.fakes.telegram_server import FakeTelegram, sent_text
 from tests.queued import queue_digests
-from tests.test_telegram import NOW, WAIT, start_bot
 
 SCALE = 1 / 40
 CHATS = [5_000_000 + n for n in range(20)]

@@ -9,8 +9,17 @@ import time
 from sqlalchemy import Engine
 
 from digests.topics.catalog import Catalog
+from tests.fakes.telegram_bot import (
+    ADMIN,
+    GROUP,
+    MEMBER,
+    PRIVATE,
+    WAIT,
+    Bot,
+    seed_papers,
+    start_bot,
+)
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits, sent_text
-from tests.test_telegram import ADMIN, GROUP, MEMBER, PRIVATE, WAIT, Bot, seed_papers, start_bot
 
 SPAM = 15
 

@@ -18,12 +18,15 @@ from bot.app import build_app
 from bot.runner import Runtime
 from bot.settings import load_settings
 from tests.fakes.clock import MONDAY_9, Clock
-from tests.fakes.discord_server import DIGESTS_ID, FakeDiscord, pointing_discord_py
+from tests.fakes.discord_server import DIGESTS_ID, GENERAL_ID, FakeDiscord, pointing_discord_py
 from tests.fakes.telegram_server import FakeTelegram
-from tests.test_outage import seed
+from tests.papers import seed_followed_week
 from tests.waiting import wait_until
 
-CHAT = 4_000_000  # one of the chats `seed` makes follow a topic
+CHAT = 4_000_000
+# The chats of tests/test_outage.py, CHAT among them, follow a topic.
+CHATS = [("telegram", str(4_000_000 + n)) for n in range(5)]
+CHATS += [("discord", str(c)) for c in (DIGESTS_ID, GENERAL_ID)]
 
 
 def free_port() -> int:
@@ -76,7 +79,7 @@ async def test_a_platform_unreachable_at_start_is_retried_until_it_answers(
     clock = Clock(MONDAY_9 + timedelta(minutes=1))
     app = build_app(settings, clock=clock, sleep=brief)
     app.usecases.sync_catalog()
-    seed(app, MONDAY_9 - timedelta(days=3))
+    seed_followed_week(app, MONDAY_9 - timedelta(days=3), CHATS)
     with pointing_discord_py(settings.discord_api_url, settings.discord_gateway_url):
         runtime = Runtime(app)
         try:

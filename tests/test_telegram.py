@@ -8,23 +8,19 @@ still bite but a retry_after is a fraction of a second.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import socket
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import aiohttp
 import pytest
 from sqlalchemy import Engine
-from sqlmodel import Session
 from telegram.error import InvalidToken
 
 from bot.app import App
-from bot.platforms.telegram import TelegramAdapter, telegram_rate_limiter
+from bot.platforms.telegram import telegram_rate_limiter
 from bot.platforms.telegram_render import render_digest
 from digests.delivery.pacing import RequestPace
 from digests.delivery.sending import (
@@ -35,10 +31,29 @@ from digests.delivery.sending import (
     RetryLater,
     Transient,
 )
-from digests.store import channels, deliveries
+from digests.store import channels
 from digests.topics.catalog import Catalog
-from digests.usecases.app import UseCases
 from digests.usecases.commands import COMMANDS, Caller
+from tests.fakes.telegram_bot import (
+    ADMIN,
+    CHANNEL,
+    FORUM,
+    GROUP,
+    HOOK_URL,
+    LONG_SLUG,
+    MEMBER,
+    NOW,
+    PRIVATE,
+    RL,
+    WAIT,
+    Bot,
+    enqueue_digest,
+    long_slug_bot,
+    seed_papers,
+    start_bot,
+    visible,
+    webhook_bot,
+)
 from tests.fakes.telegram_html import parse_telegram_html
 from tests.fakes.telegram_server import (
     FakeTelegram,
@@ -46,104 +61,18 @@ from tests.fakes.telegram_server import (
     sent_text,
     validate_telegram_html,
 )
-from tests.papers import clock_from, seed_agent_papers
 
-NOW = datetime(2026, 9, 28, 12, 0, tzinfo=UTC)
-WAIT = 5.0  # seconds for any awaited event
-PRIVATE, GROUP, FORUM, CHANNEL = 42, -1001300, -1001400, -1001500
-ADMIN, MEMBER = 7, 8
-RL = "rl-for-llm-agents"
 STICKER = {"file_id": "s", "file_unique_id": "s", "type": "regular", "width": 1, "height": 1}
 STICKER |= {"is_animated": False, "is_video": False}
 YOU = Caller(platform="telegram", chat_id=str(PRIVATE))
 PNG = b"\x89PNG\r\n\x1a\n"
-HOSTILE = "<b>bold</b> & <script>x</script> @channel /start@digest_test_bot"
 
-
-@pytest.fixture(autouse=True)
-def timedelta_retry_after(monkeypatch: pytest.MonkeyPatch) -> None:
-    # PTB 22 warns on its int retry_after; this opts into the timedelta it will return in 23.
-    monkeypatch.setenv("PTB_TIMEDELTA", "true")
-
-
-def advancing_clock() -> Callable[[], datetime]:
-    return clock_from(NOW)
-
-
-@dataclass
-class Bot:
-    tg: FakeTelegram
-    adapter: TelegramAdapter
-    services: UseCases
-    engine: Engine
-
-    def session(self) -> Session:
-        return Session(self.engine, expire_on_commit=False)
-
-    def follows(self, chat_id: int, thread_id: str = "") -> list[str]:
-        with self.session() as session:
-            channel = channels.find_channel(session, "telegram", str(chat_id), thread_id)
-            return channels.followed_slugs(session, channel.id) if channel else []
-
-    def channel(self, chat_id: int | str, thread_id: str = ""):
-        with self.session() as session:
-            return channels.find_channel(session, "telegram", str(chat_id), thread_id)
-
-    def digest(self, chat_id: int):
-        """The digest /digest sends the chat now (asked of the core directly: /digest itself
-        may be typed once per ten minutes)."""
-        with self.session() as session:
-            channel = channels.find_channel(session, "telegram", str(chat_id))
-            return self.services.commands.digest_for(session, channel.id, now=self.services.clock())
-
-    async def handled_all(self, chat_id: int) -> None:
-        """Wait until every update sent so far is handled: updates are handled in order, so
-        once a later command is answered, all before it are done."""
-        await self.say(chat_id, ADMIN if chat_id < 0 else chat_id, "/help")
-
-    async def say(self, chat_id: int, user_id: int, text: str, thread: int | None = None) -> dict:
-        """Type a command and wait for the bot's answer in that chat."""
-        before = len(self.tg.sent(chat_id, "sendMessage"))
-        self.tg.inject_message(chat_id, user_id, text, thread)
-        return (await self.tg.wait_for_sent(chat_id, before + 1, WAIT, "sendMessage"))[before]
-
-
-async def start_bot(
-    make_app: Callable[..., App], tg: FakeTelegram, engine: Engine, **adapter_options
-) -> tuple[TelegramAdapter, UseCases]:
-    settings = {
-        "telegram_token": tg.token,
-        "telegram_api_url": tg.base_url,
-        **adapter_options.pop("settings", {}),
-    }
-    app = make_app(engine, settings=settings, clock=advancing_clock())
-    app.usecases.commands.per_topic_cap = 60  # beyond the setting's maximum: every seeded paper
-    adapter = TelegramAdapter(app.settings, app.usecases, **adapter_options)
-    app.usecases.add_platform(adapter)
-    await asyncio.wait_for(adapter.start(), WAIT)
-    return adapter, app.usecases
+pytestmark = pytest.mark.usefixtures("ptb_timedelta")
 
 
 @pytest.fixture
-async def bot(make_app: Callable[..., App], sqlite_engine: Engine) -> AsyncIterator[Bot]:
-    async with FakeTelegram(flood=FloodLimits().scaled(50)) as tg:
-        tg.add_chat(PRIVATE)
-        tg.add_chat(GROUP, "supergroup", "ML reading group", admins={ADMIN: "administrator"})
-        tg.add_chat(FORUM, "supergroup", "Agents forum", is_forum=True, admins={ADMIN: "creator"})
-        tg.add_chat(CHANNEL, "channel", "Paper channel")
-        adapter, services = await start_bot(make_app, tg, sqlite_engine)
-        try:
-            yield Bot(tg, adapter, services, sqlite_engine)
-        finally:
-            await asyncio.wait_for(adapter.stop(), 3 * WAIT)
-
-
-def seed_papers(engine: Engine, catalog: Catalog, count: int = 60) -> None:
-    seed_agent_papers(engine, catalog, hostile=HOSTILE, now=NOW, count=count)
-
-
-def visible(record: dict) -> str:
-    return record["message"]["text"]
+def bot(telegram_bot: Bot) -> Bot:
+    return telegram_bot
 
 
 # --- following -------------------------------------------------------------------------------
@@ -202,27 +131,6 @@ async def test_a_member_pressing_an_admins_button_is_refused_and_the_buttons_sta
     assert bot.tg.sent(GROUP, "editMessageText") == []
     assert bot.follows(GROUP) == []
 
-
-LONG_SLUG = "very-long-topic-" + "-".join(["segment"] * 8)  # 79 characters
-
-
-@contextlib.asynccontextmanager
-async def long_slug_bot(
-    make_app: Callable[..., App], engine: Engine, tmp_path: Path
-) -> AsyncIterator[Bot]:
-    """A bot whose catalog is one topic, Zebrafish Locomotion Models, slug `LONG_SLUG`."""
-    topics = tmp_path / "topics.toml"
-    topics.write_text(
-        f'[[topic]]\nslug = "{LONG_SLUG}"\nname = "Zebrafish Locomotion Models"\n'
-        'description = "Models of how zebrafish swim."\nphrases = ["zebrafish"]\n'
-    )
-    async with FakeTelegram(flood=None) as tg:
-        tg.add_chat(PRIVATE)
-        adapter, services = await start_bot(make_app, tg, engine, settings={"topics_file": topics})
-        try:
-            yield Bot(tg, adapter, services, engine)
-        finally:
-            await asyncio.wait_for(adapter.stop(), 3 * WAIT)
 
 
 async def test_a_button_for_a_topic_with_a_very_long_slug_still_works(
@@ -320,14 +228,6 @@ async def test_in_a_forum_the_digest_goes_to_the_topic_where_follow_was_typed(
     (*_, digest) = await bot.tg.wait_for_sent(FORUM, 3, WAIT, "sendMessage")
     assert digest["message_thread_id"] == 77 and "Agent study number" in visible(digest)
 
-
-def enqueue_digest(bot: Bot, chat_id: int, parts: list[dict], period: str = "2026-W40") -> None:
-    with bot.session() as session:
-        channel = channels.find_channel(session, "telegram", str(chat_id))
-        deliveries.enqueue(
-            session, channel_id=channel.id, kind="weekly", period_key=period, parts=parts, now=NOW
-        )
-        session.commit()
 
 
 async def test_a_blocked_chat_is_paused_and_a_later_command_resumes_it(bot: Bot) -> None:
@@ -555,26 +455,6 @@ async def test_start_answers_with_what_the_bot_can_do_like_help(bot: Bot) -> Non
     assert started == visible(await bot.say(PRIVATE, PRIVATE, "/help"))
     assert all(f"/{name} — " in started for name in COMMANDS)
 
-
-HOOK_URL = "https://bot.example.org/telegram/hook"
-
-
-@contextlib.asynccontextmanager
-async def webhook_bot(
-    make_app: Callable[..., App], engine: Engine
-) -> AsyncIterator[tuple[FakeTelegram, TelegramAdapter, str]]:
-    """A bot in webhook mode, its fake Telegram, and the local URL Telegram would push to."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    async with FakeTelegram(flood=None) as tg:
-        tg.add_chat(PRIVATE)
-        webhook = {"telegram_webhook_url": HOOK_URL, "telegram_webhook_listen": f"127.0.0.1:{port}"}
-        adapter, _ = await start_bot(make_app, tg, engine, settings=webhook)
-        try:
-            yield tg, adapter, f"http://127.0.0.1:{port}/telegram/hook"
-        finally:
-            await asyncio.wait_for(adapter.stop(), 3 * WAIT)
 
 
 async def test_with_a_webhook_url_updates_pushed_by_telegram_are_answered(

@@ -15,15 +15,15 @@ from sqlmodel import Session
 from bot.app import App
 from digests.store.models import Vote
 from digests.topics.catalog import Catalog
+from tests.fakes.discord_bot import FAST, start_adapter
+from tests.fakes.discord_bot import WAIT as DISCORD_WAIT
+from tests.fakes.discord_bot import Bot as DiscordBot
+from tests.fakes.discord_bot import buttons as discord_buttons
+from tests.fakes.discord_bot import digest_messages as discord_digest
+from tests.fakes.discord_bot import press as discord_press
 from tests.fakes.discord_server import running_fake_discord
+from tests.fakes.telegram_bot import PRIVATE, WAIT, seed_papers, webhook_bot
 from tests.fakes.telegram_server import FakeTelegram
-from tests.test_discord import FAST, start_adapter
-from tests.test_discord import WAIT as DISCORD_WAIT
-from tests.test_discord import Bot as DiscordBot
-from tests.test_telegram import PRIVATE, WAIT, seed_papers, webhook_bot
-from tests.test_votes_discord import buttons as discord_buttons
-from tests.test_votes_discord import digest_messages as discord_digest
-from tests.test_votes_discord import press as discord_press
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 

@@ -13,47 +13,24 @@ from sqlmodel import Session
 from bot.app import App
 from digests.store.models import Vote
 from digests.topics.catalog import Catalog
-from tests.fakes.discord_server import GENERAL_ID, FakeDiscord, running_fake_discord
-from tests.test_discord import EPHEMERAL, FAST, RL, WAIT, Bot, seed_papers, start_adapter
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    async with running_fake_discord(rate_limits=FAST) as fake:
-        yield fake
+from tests.fakes.discord_bot import (
+    WAIT,
+    Bot,
+    buttons,
+    digest_messages,
+    press,
+    running_bot,
+    start_adapter,
+)
+from tests.fakes.discord_server import FakeDiscord
 
 
 @pytest.fixture
 async def bot(
-    make_app: Callable[..., App], fake: FakeDiscord, sqlite_engine: Engine
+    make_app: Callable[..., App], discord_fake: FakeDiscord, sqlite_engine: Engine
 ) -> AsyncIterator[Bot]:
-    adapter, services = await start_adapter(make_app, fake, sqlite_engine)
-    bot = Bot(fake, adapter, services, sqlite_engine)
-    try:
+    async with running_bot(make_app, discord_fake, sqlite_engine, answered_once=False) as bot:
         yield bot
-        assert fake.unhandled == []
-    finally:
-        await asyncio.wait_for(adapter.stop(), WAIT)
-
-
-async def digest_messages(bot: Bot, catalog: Catalog, papers: int) -> list[dict]:
-    seed_papers(bot.engine, catalog, count=papers)
-    await bot.follow(RL)
-    payload = await bot.dispatch(bot.fake.slash_command("digest"))
-    await bot.fake.wait_for_response(payload["id"], "followup", timeout=3 * WAIT)
-    return [m for m in bot.fake.messages(GENERAL_ID) if m["type"] == 0]
-
-
-async def press(bot: Bot, message: dict, custom_id: str) -> dict:
-    """Press a button; the answer the presser alone sees."""
-    payload = await bot.dispatch(bot.fake.press_button(message, custom_id))
-    callback = await bot.fake.wait_for_response(payload["id"], "callback", timeout=WAIT)
-    assert callback["type"] == 4 and callback["data"]["flags"] == EPHEMERAL
-    return callback["data"]
-
-
-def buttons(message: dict) -> list[dict]:
-    return [button for row in message["components"] for button in row["components"]]
 
 
 def stored_votes(engine: Engine) -> list[Vote]:
@@ -103,8 +80,9 @@ async def test_forged_buttons_count_nothing(bot: Bot, catalog: Catalog) -> None:
 
 
 async def test_buttons_keep_working_after_the_bot_restarts(
-    make_app: Callable[..., App], fake: FakeDiscord, sqlite_engine: Engine, catalog: Catalog
+    make_app: Callable[..., App], discord_fake: FakeDiscord, sqlite_engine: Engine, catalog: Catalog
 ) -> None:
+    fake = discord_fake
     adapter, services = await start_adapter(make_app, fake, sqlite_engine)
     try:
         (first, *_) = await digest_messages(

@@ -15,8 +15,17 @@ from bot.app import App
 from digests.store.models import InstallSecret, Vote
 from digests.topics.catalog import Catalog
 from digests.usecases.votes import SECRET_NAME, voter_hash
+from tests.fakes.telegram_bot import (
+    ADMIN,
+    GROUP,
+    MEMBER,
+    WAIT,
+    Bot,
+    seed_papers,
+    start_bot,
+    visible,
+)
 from tests.fakes.telegram_server import FakeTelegram, FloodLimits
-from tests.test_telegram import ADMIN, GROUP, MEMBER, WAIT, Bot, seed_papers, start_bot, visible
 
 
 @pytest.fixture

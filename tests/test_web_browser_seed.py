@@ -8,7 +8,6 @@ Chromium (headless, Playwright) loads the pages. Screenshots go to WEB_SCREENSHO
 else the test's temporary folder.
 """
 
-# ruff: noqa: F811 (the browser fixture is imported)
 from __future__ import annotations
 
 import os
@@ -26,13 +25,7 @@ from digests.signals.trending import JUDGED_FLOOR
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
 from digests.usecases.ingest import ingest_records, sync_catalog
-from tests.test_web_browser import (  # noqa: F401 (browser is a fixture)
-    Visit,
-    browser,
-    chromium_or_skip,
-    digestbot_run,
-    sqlite_store,
-)
+from tests.web_browser import Visit, chromium_or_skip, digestbot_run, sqlite_store
 from tests.web_site import CERTAIN, NOISY, seed_trending
 
 RL = "rl-for-llm-agents"
