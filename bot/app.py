@@ -97,9 +97,13 @@ def build_app(
     Raises `DatabaseUnavailable`, `CatalogError` or `ModelError` with one-line messages.
     """
     catalog = Catalog.load(settings.topics_file)
-    # `digestbot run` holds the model only while it tags (`TaggerOnDemand`); commands keep it.
-    tagger = TaggerOnDemand(catalog) if tagger_on_demand else Tagger(catalog)
-    return_freed_memory()  # what loading the model parsed and dropped
+    # `digestbot run` holds the model only while it tags (`TaggerOnDemand`, which hands the
+    # freed heap back itself); commands keep it.
+    if tagger_on_demand:
+        tagger = TaggerOnDemand(catalog)
+    else:
+        tagger = Tagger(catalog)
+        return_freed_memory()  # what loading the model parsed and dropped
     engine = open_engine(settings.database_url, create=create)
     if migrate:
         upgrade_schema(engine)

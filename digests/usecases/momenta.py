@@ -21,6 +21,14 @@ if TYPE_CHECKING:
     from sqlmodel import Session
 
 
+def day_start(day: date) -> datetime:
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+def day_end(day: date) -> datetime:
+    return datetime.combine(day, time.max, tzinfo=UTC)
+
+
 def topic_momenta(
     reader: counts.Executes, topics: Sequence[TopicDef], *, as_of: date
 ) -> dict[str, Momentum]:
@@ -61,7 +69,7 @@ def as_topics(
         if isinstance(item, FollowFilter):
             from digests.usecases.follows import store_filter  # the ORM: filters only
 
-            store_filter(session, item, now=datetime.combine(as_of, time.max, tzinfo=UTC))
+            store_filter(session, item, now=day_end(as_of))
             item = item.topic()
         topics.append(item)
     return topics

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from sqlmodel import Session
@@ -14,6 +14,8 @@ from digests.store import repo
 from digests.store.models import Paper
 from digests.topics.catalog import TopicDef
 from digests.usecases.momenta import as_topics as as_topics
+from digests.usecases.momenta import day_end as day_end
+from digests.usecases.momenta import day_start as day_start
 from digests.usecases.momenta import followed_momentum as followed_momentum
 from digests.usecases.momenta import topic_momenta as topic_momenta
 
@@ -23,14 +25,6 @@ if TYPE_CHECKING:
 # A paper announced late in a period may be tagged after the period's digest went out; it is
 # still news the week after, but a paper first published long before is not.
 NEWS_AGE_DAYS = 7
-
-
-def day_start(day: date) -> datetime:
-    return datetime.combine(day, time.min, tzinfo=UTC)
-
-
-def day_end(day: date) -> datetime:
-    return datetime.combine(day, time.max, tzinfo=UTC)
 
 
 def digest_paper(paper: Paper, scores: dict[str, float]) -> DigestPaper:
