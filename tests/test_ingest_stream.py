@@ -22,6 +22,7 @@ from bot.cli import main
 from digests.papers.feeds import BATCH_SIZE, parse_jsonl, read_batches
 from digests.store.models import Paper, PaperTopic
 from digests.topics.tagger import Tagger
+from digests.usecases.app import FILE_PAPERS_PER_TRANSACTION
 from digests.usecases.ingest import record_tags
 
 SUBJECTS = (
@@ -128,11 +129,12 @@ def zombie(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
-def test_an_interrupted_file_ingest_keeps_whole_batches_and_a_rerun_adds_nothing_twice(
+def test_an_interrupted_file_ingest_keeps_whole_transactions_and_a_rerun_adds_nothing_twice(
     database_url, tmp_path, catalog, how
 ):
-    # Tried: kill `digestbot ingest --file` of 6,000 papers once its first batch is stored.
-    lines = [paper_line(n) for n in range(1, 6_001)]
+    # Tried: kill `digestbot ingest --file` of 10,000 papers once its first transaction is
+    # stored.
+    lines = [paper_line(n) for n in range(1, 2 * FILE_PAPERS_PER_TRANSACTION + 2_001)]
     path = write_gzip(tmp_path / "papers.jsonl.gz", lines)
 
     killed = cli("ingest", "--file", str(path), database_url=database_url, cwd=tmp_path)
@@ -142,7 +144,7 @@ def test_an_interrupted_file_ingest_keeps_whole_batches_and_a_rerun_adds_nothing
     assert workers or (os.cpu_count() or 1) < 2  # it tags ahead in a second process
     assert still_running(workers) == []  # which did not outlive it
     assert 0 < stored < len(lines)
-    assert stored % BATCH_SIZE == 0  # only whole batches: each is one transaction
+    assert stored % FILE_PAPERS_PER_TRANSACTION == 0  # only whole transactions
     rerun = cli("ingest", "--file", str(path), database_url=database_url, cwd=tmp_path)
     out, err = rerun.communicate(timeout=300)
     assert rerun.returncode == 0, err

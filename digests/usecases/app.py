@@ -75,6 +75,9 @@ from digests.usecases.votes import VoteAnswer, Voter
 COMMAND_SYNC_TTL = timedelta(minutes=2)  # a replica that dies while syncing blocks no longer
 STORE_BATCH = 1_000  # channels whose deliveries and vote offers are written together
 INGEST_BATCH = BATCH_SIZE  # papers stored per transaction
+# `ingest --file`: each commit writes the full-text index's new words as one more segment,
+# which SQLite merges with the others later; a tenth of the storing time less than per batch.
+FILE_PAPERS_PER_TRANSACTION = 4 * BATCH_SIZE
 CUT_LISTING = (
     "arXiv's answer stayed cut short: the entries after the cut were not read; "
     "the next ingest reads the listing again"
@@ -201,14 +204,30 @@ class UseCases:
     def ingest_batches(
         self, batches: Iterable[ParsedFeed], *, tagger: Tagger | None = None
     ) -> IngestReport:
-        """Store and tag papers as they are read (`digestbot ingest --file`), one transaction
-        per batch: memory stays flat however long the file, an interrupted run keeps the
-        batches stored, and a re-run finds them unchanged. `tagger` may stand in for the
-        app's (one that tags ahead elsewhere; it must tag the same)."""
+        """Store and tag papers as they are read (`digestbot ingest --file`), a few batches
+        per transaction: memory stays flat however long the file, an interrupted run keeps
+        the transactions committed, and a re-run finds them unchanged. A fault reading on
+        commits what came before it, then is raised. `tagger` may stand in for the app's (one
+        that tags ahead elsewhere; it must tag the same)."""
         now, report = self.clock(), IngestReport()
-        for batch in batches:
+        upcoming, fault, more = iter(batches), None, True
+        while more:
             with unit_of_work(self.session_factory) as session:
-                report.merge(self._ingest(session, batch, now=now, tagger=tagger or self.tagger))
+                papers = 0
+                while papers < FILE_PAPERS_PER_TRANSACTION:
+                    try:
+                        batch = next(upcoming)
+                    except StopIteration:
+                        more = False
+                        break
+                    except Exception as exc:  # raised once what came before it is committed
+                        fault, more = exc, False
+                        break
+                    options = {"now": now, "tagger": tagger or self.tagger}
+                    report.merge(self._ingest(session, batch, **options))
+                    papers += len(batch.records)
+        if fault is not None:
+            raise fault
         return report
 
     def _ingest(self, session: Session, parsed: ParsedFeed, **options) -> IngestReport:
