@@ -3,12 +3,16 @@
     .venv/bin/python bench/bench_ingest.py [--sizes 10000 25000 50000] [--repeat 3] [--profile]
     .venv/bin/python bench/bench_ingest.py --real [--repeat 3]
     .venv/bin/python bench/bench_ingest.py --cli [--big] [--postgres URL] [--repeat 3]
+        [--when-idle] [--before CHECKOUT]
 
 With --cli it times `digestbot ingest --file` itself, in a subprocess, on the real 2025 corpus
 (and with --big on a 400,000-paper file built from it once: ten copies with new ids and dates
 shifted by whole years), into a fresh SQLite file (and with --postgres into that emptied
 database), and prints papers/s of the whole command (start-up included) beside its peak RSS.
-`--python` runs another checkout's interpreter, for before and after in one sitting.
+`--python` runs another checkout's interpreter, `--before CHECKOUT` alternates each run with
+one of that checkout's code, for before and after in one sitting. On a shared machine,
+`--when-idle` starts each run once the cores have been idle for two seconds and does a run
+again when other work took more than a tenth of a core beside it.
 
 Papers come from the demo corpus generator (scripts/make_demo_corpus.py) at a larger scale,
 about 450 a day over 16 weeks, or with --real from the real 2025 corpus
@@ -31,8 +35,10 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -251,9 +257,49 @@ def sample(pid: int, memory: Memory) -> None:
     memory.together = max(memory.together, pss / 1024)
 
 
-def ingest_command(python: str, path: Path, url: str, folder: str) -> tuple[float, Memory, str]:
-    """Wall seconds and memory of `digestbot ingest --file path`, and its report."""
-    env = {**os.environ, "DATABASE_URL": url, "LOG_LEVEL": "WARNING"}
+IDLE_SHARE = 0.04  # of all cores, over two seconds: the machine counts as idle below it
+OTHERS_SHARE = 0.10  # of one core, while a run lasts: above it the run is done again
+IDLE_WAIT = 600  # seconds waited for an idle machine before a run starts anyway
+
+
+def _busy_ticks() -> tuple[int, int]:
+    """(busy, total) clock ticks of all cores since boot, from /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    return sum(fields) - fields[3] - fields[4], sum(fields)
+
+
+def wait_until_idle() -> None:
+    deadline = time.monotonic() + IDLE_WAIT
+    while time.monotonic() < deadline:
+        busy, total = _busy_ticks()
+        time.sleep(2)
+        busy2, total2 = _busy_ticks()
+        if (busy2 - busy) / max(total2 - total, 1) < IDLE_SHARE:
+            return
+
+
+def quiet_run(run, *, when_idle: bool, tries: int = 5):
+    """`run()`'s result; with `when_idle`, started on an idle machine and done again (up to
+    `tries` times) while other processes used more than a tenth of a core beside it."""
+    for _ in range(tries):
+        if not when_idle:
+            return run()
+        wait_until_idle()
+        busy, _ = _busy_ticks()
+        seconds, memory, _ = result = run()
+        others = (_busy_ticks()[0] - busy) / os.sysconf("SC_CLK_TCK") - memory.cpu_seconds
+        if others < OTHERS_SHARE * seconds:
+            return result
+        print(f"  (a run of {seconds:.1f} s shared the machine with other work: done again)")
+    return result
+
+
+def ingest_command(
+    python: str, path: Path, fresh_url: Callable[[], str], folder: str
+) -> tuple[float, Memory, str]:
+    """Wall seconds and memory of `digestbot ingest --file path` into a fresh database, and
+    its report."""
+    env = {**os.environ, "DATABASE_URL": fresh_url(), "LOG_LEVEL": "WARNING"}
     memory = Memory()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
@@ -291,6 +337,13 @@ def cli_main(argv: list[str]) -> int:
     parser.add_argument("--postgres-big", action="store_true", help="the big file there too")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--python", default=sys.executable, help="interpreter of the checkout")
+    parser.add_argument(
+        "--before", metavar="CHECKOUT", help="alternate runs with this checkout's code"
+    )
+    parser.add_argument(
+        "--when-idle", action="store_true", help="start each run on an idle machine, "
+        "and do again a run that shared the cores with other work",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     files = [REAL]
     if args.big:
@@ -304,22 +357,32 @@ def cli_main(argv: list[str]) -> int:
             if args.postgres and (path == REAL or args.postgres_big):
                 targets["PostgreSQL"] = lambda: emptied(args.postgres)
             for backend, fresh_url in targets.items():
-                runs = [ingest_command(args.python, path, fresh_url(), folder)
-                        for _ in range(args.repeat)]  # fmt: skip
-                papers = int(runs[0][2].split("new: ")[1].split()[0])
-                rates = [papers / seconds for seconds, _, _ in runs]
-                main = max(memory.main for _, memory, _ in runs)
-                worker = max(memory.worker for _, memory, _ in runs)
-                together = max(memory.together for _, memory, _ in runs)
-                cpu = statistics.median(papers / memory.cpu_seconds for _, memory, _ in runs)
-                print(
-                    f"  {path.name:<30} {backend:<10} {papers:>7,} papers  "
-                    f"{statistics.median(rates):>6,.0f} papers/s (runs "
-                    f"{', '.join(f'{rate:,.0f}' for rate in rates)})  peak RSS {main:,.0f} MB"
-                    f" (tagging worker {worker:,.0f} MB; both, PSS {together:,.0f} MB); "
-                    f"{cpu:,.0f} papers per CPU second"
-                )
+                # `-m bot` runs the code of its working directory ahead of the installed one.
+                checkouts = {"": folder} | ({"before": args.before} if args.before else {})
+                runs: dict[str, list] = {name: [] for name in checkouts}
+                for _ in range(args.repeat):
+                    for name, checkout in checkouts.items():
+                        command = partial(ingest_command, args.python, path, fresh_url, checkout)
+                        runs[name].append(quiet_run(command, when_idle=args.when_idle))
+                for name in sorted(runs, reverse=True):
+                    print_runs(f"{path.name} {name}".strip(), backend, runs[name])
     return 0
+
+
+def print_runs(what: str, backend: str, runs: list[tuple[float, Memory, str]]) -> None:
+    papers = int(runs[0][2].split("new: ")[1].split()[0])
+    rates = [papers / seconds for seconds, _, _ in runs]
+    main = max(memory.main for _, memory, _ in runs)
+    worker = max(memory.worker for _, memory, _ in runs)
+    together = max(memory.together for _, memory, _ in runs)
+    cpu = statistics.median(papers / memory.cpu_seconds for _, memory, _ in runs)
+    print(
+        f"  {what:<30} {backend:<10} {papers:>7,} papers  "
+        f"{statistics.median(rates):>6,.0f} papers/s (runs "
+        f"{', '.join(f'{rate:,.0f}' for rate in rates)})  peak RSS {main:,.0f} MB"
+        f" (tagging worker {worker:,.0f} MB; both, PSS {together:,.0f} MB); "
+        f"{cpu:,.0f} papers per CPU second"
+    )
 
 
 if __name__ == "__main__":
