@@ -207,28 +207,30 @@ class UseCases:
         """Store and tag papers as they are read (`digestbot ingest --file`), a few batches
         per transaction: memory stays flat however long the file, an interrupted run keeps
         the transactions committed, and a re-run finds them unchanged. A fault reading on
-        commits what came before it, then is raised. `tagger` may stand in for the app's (one
-        that tags ahead elsewhere; it must tag the same)."""
-        now, report = self.clock(), IngestReport()
-        upcoming, fault, more = iter(batches), None, True
+        is raised once what came before it is committed. `tagger` may stand in for the app's
+        (one that tags ahead elsewhere; it must tag the same)."""
+        now, report, faults = self.clock(), IngestReport(), []
+        upcoming = _until_fault(batches, faults)
+        more = True
         while more:
             with unit_of_work(self.session_factory) as session:
-                papers = 0
-                while papers < FILE_PAPERS_PER_TRANSACTION:
-                    try:
-                        batch = next(upcoming)
-                    except StopIteration:
-                        more = False
-                        break
-                    except Exception as exc:  # raised once what came before it is committed
-                        fault, more = exc, False
-                        break
-                    options = {"now": now, "tagger": tagger or self.tagger}
-                    report.merge(self._ingest(session, batch, **options))
-                    papers += len(batch.records)
-        if fault is not None:
-            raise fault
+                options = {"now": now, "tagger": tagger or self.tagger}
+                more = self._ingest_transaction(session, upcoming, report, **options)
+        if faults:
+            raise faults[0]
         return report
+
+    def _ingest_transaction(
+        self, session: Session, upcoming: Iterator[ParsedFeed], report: IngestReport, **options
+    ) -> bool:
+        """Ingest batches until a transaction's worth of papers; False when none are left."""
+        papers = 0
+        for batch in upcoming:
+            report.merge(self._ingest(session, batch, **options))
+            papers += len(batch.records)
+            if papers >= FILE_PAPERS_PER_TRANSACTION:
+                return True
+        return False
 
     def _ingest(self, session: Session, parsed: ParsedFeed, **options) -> IngestReport:
         options.setdefault("tagger", self.tagger)
@@ -606,3 +608,12 @@ async def _first_versions(source: PaperSource, ids: list[str]) -> tuple[dict, st
         return await source.first_versions(ids), ""
     except SourceUnavailable as exc:
         return {}, f"none from the arXiv API ({exc}); {len(ids)} dated by their id instead"
+
+
+def _until_fault(batches: Iterable[ParsedFeed], faults: list[Exception]) -> Iterator[ParsedFeed]:
+    """`batches` until one cannot be read; that fault goes to `faults`, for the caller to raise
+    once the papers read before it are stored."""
+    try:
+        yield from batches
+    except Exception as exc:
+        faults.append(exc)
