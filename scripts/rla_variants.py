@@ -17,8 +17,9 @@ the seed pages' papers, which choose nothing.
   Reinforcement Learning gate stays); its threshold is the best cross-validated F1.
 - phrases: binary features for 2026's wording ("agentic RL", "terminal agents", "tool-integrated
   RL"...) beside the words, for this topic alone, at the scale --choose prefers.
+- C: this topic's own inverse regularisation strength, the one --choose prefers.
 --months 2: the recipe self-trains on the last two training months' unjudged papers, not one.
-Stacking and phrases are scored outside the tagger (no roll-up from the topic's children), as
+Stacking, phrases and C are scored outside the tagger (no roll-up from the topic's children), as
 scripts/forward_experiments.py does; each prints its baseline scored the same way.
 """
 
@@ -63,6 +64,8 @@ PHRASES = [
     r"(web|search|gui|coding|software) agents?",
 ]
 PHRASE_SCALES = (0.15, 0.3, 0.6)
+STRENGTH = T.C  # the recipe's inverse regularisation strength
+STRENGTHS = (1.0, 2.0, 4.0, 8.0, 16.0)  # this topic's, tried
 
 
 def counts(tagged: np.ndarray, papers: list[GoldPaper]) -> str:
@@ -192,7 +195,9 @@ def phrase_features(papers: list[GoldPaper], scale: float) -> sparse.csr_matrix:
     return sparse.csr_matrix(np.array(rows))
 
 
-def phrases(catalog, built0: T.Built, training, sets, choose: str) -> None:
+def alone(catalog, built0: T.Built, training, sets, choose: str) -> None:
+    """Phrases and regularisation: this topic refitted with a setting, the others as they are,
+    scored outside the tagger without self-training; each setting chosen on `choose`."""
     slices = {name: F.make_slice(catalog, ps, built0) for name, ps in sets.items()}
     keep = {H, *catalog.ancestors(H)}
     narrowed = [
@@ -200,7 +205,12 @@ def phrases(catalog, built0: T.Built, training, sets, choose: str) -> None:
         for p in training
     ]
 
-    def scored(fitted, extra) -> dict[str, str]:
+    def scored(features, extra, strength: float = T.C) -> dict[str, str]:
+        T.C = strength
+        refit = T.train(catalog, narrowed, built0.vocabulary, built0.idf, features)
+        T.C = STRENGTH
+        own = next(r for r in refit if r.calibration.slug == H)
+        fitted = [own if f.calibration.slug == H else f for f in built0.fitted]
         out = {}
         for name, piece in slices.items():
             words = piece.words if extra is None else sparse.hstack([piece.words, extra(piece)])
@@ -208,22 +218,25 @@ def phrases(catalog, built0: T.Built, training, sets, choose: str) -> None:
             out[name] = counts(F.predict(catalog, fitted, probs, piece.proposed)[H], piece.papers)
         return out
 
-    print(
-        "phrases, base (no self-training): "
-        + "  ".join(f"{n} {s}" for n, s in scored(built0.fitted, None).items())
+    def show(name: str, results: dict) -> None:
+        for setting, row in results.items():
+            print(f"{name} {setting}: {choose} {row[choose]}")
+        best = max(results, key=lambda k: f1(results[k][choose]))
+        print(f"{name} chosen {best}: " + "  ".join(f"{n} {s}" for n, s in results[best].items()))
+
+    base = scored(built0.features, None)
+    print("alone, base (no self-training): " + "  ".join(f"{n} {s}" for n, s in base.items()))
+    show(
+        "phrases scale",
+        {
+            k: scored(
+                sparse.hstack([built0.features, phrase_features(training, k)]).tocsr(),
+                lambda s, k=k: phrase_features(s.papers, k),
+            )
+            for k in PHRASE_SCALES
+        },
     )
-    results = {}
-    for scale in PHRASE_SCALES:
-        features = sparse.hstack([built0.features, phrase_features(training, scale)]).tocsr()
-        refit = T.train(catalog, narrowed, built0.vocabulary, built0.idf, features)
-        own = next(r for r in refit if r.calibration.slug == H)
-        fitted = [own if f.calibration.slug == H else f for f in built0.fitted]
-        results[scale] = scored(fitted, lambda s, k=scale: phrase_features(s.papers, k))
-        print(f"phrases scale {scale}: {choose} {results[scale][choose]}")
-    best = max(PHRASE_SCALES, key=lambda k: f1(results[k][choose]))
-    print(
-        f"phrases chosen scale {best}: " + "  ".join(f"{n} {s}" for n, s in results[best].items())
-    )
+    show("C", {c: scored(built0.features, None, c) for c in STRENGTHS})
 
 
 def main() -> None:
@@ -261,7 +274,7 @@ def main() -> None:
     yields(catalog, built, sets, args.choose, "yields (LLM Agents)", gates - {"llm-agents"})
     yields(catalog, built, sets, args.choose, "yields (all but RL)", {RL})
     stacking(catalog, built, captured, training, sets)
-    phrases(catalog, built0, training, sets, args.choose)
+    alone(catalog, built0, training, sets, args.choose)
 
 
 if __name__ == "__main__":
