@@ -176,10 +176,14 @@ def draw(
     families: list[str],
     sizes: tuple[int, int, int, int] | None = None,
     only: set[str] | None = None,
+    near: float = NEAR_MISS,
+    held: bool = False,
 ) -> dict:
     """`sizes` (forward rounds): per topic tagged, near misses, lexical only; uniform sample.
     `only` (forward rounds): the topics whose strata are drawn; every topic of the family is
-    judged all the same."""
+    judged all the same. `near`: how far below the threshold a near miss may score; `held`:
+    papers a gate holds back though their probability reaches the threshold are near misses
+    too."""
     by_id = {p["id"]: p for p in corpus}
     tags = {
         p["id"]: {t.slug for t in tagger.tag(p["title"], p["abstract"], p["categories"])}
@@ -226,7 +230,8 @@ def draw(
                     n_tagged, n_near, n_worded = sizes[:3]
                 take(tagged, n_tagged)
                 if n_near:
-                    take(near_misses(tagger, [by_id[i] for i in fresh], slug), n_near)
+                    missed = near_misses(tagger, [by_id[i] for i in fresh], slug, near, held)
+                    take(missed, n_near)
                 take(worded, n_worded)
                 continue
             if round_ == 3:
@@ -257,13 +262,21 @@ def draw(
     return chosen
 
 
-def near_misses(tagger: Tagger, papers: list[dict], slug: str) -> list[str]:
-    """Papers whose probability for `slug` falls just short of its threshold."""
+def near_misses(
+    tagger: Tagger, papers: list[dict], slug: str, near: float = NEAR_MISS, held: bool = False
+) -> list[str]:
+    """Papers whose probability for `slug` falls just short of its threshold (by at most
+    `near`), and with `held` those whose probability reaches it but a gate holds them back."""
     missed = []
     for paper in papers:
-        seen = tagger.explain(paper["title"], paper["abstract"], paper["categories"], slug)
+        text = (paper["title"], paper["abstract"], paper["categories"])
+        seen = tagger.explain(*text, slug)
         probability, threshold = seen.probability, seen.threshold
-        if probability is not None and threshold - NEAR_MISS <= probability < threshold:
+        if probability is None:
+            continue
+        if threshold - near <= probability < threshold or (
+            held and probability >= threshold and slug not in {t.slug for t in tagger.tag(*text)}
+        ):
             missed.append(paper["id"])
     return missed
 
@@ -356,6 +369,16 @@ def main() -> None:
         "--topics", nargs="+", help="forward rounds: draw only these topics' strata (and --sizes'"
         " uniform sample); the batches are judged for the whole family"
     )
+    parser.add_argument(
+        "--near",
+        type=float,
+        default=NEAR_MISS,
+        help="forward rounds: how far below its threshold a near miss may score",
+    )
+    parser.add_argument(
+        "--held", action="store_true", help="forward rounds: papers a gate holds back are near"
+        " misses too"
+    )
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--seed", type=int, default=2025)
     parser.add_argument("--model", type=Path, help="round 2: the learned tier to draw from")
@@ -385,6 +408,8 @@ def main() -> None:
         args.families,
         args.sizes,
         set(args.topics or ()),
+        args.near,
+        args.held,
     )
     args.out.mkdir(parents=True, exist_ok=True)
     for family, picked in chosen.items():
