@@ -282,9 +282,9 @@ def quiet_run(run, *, when_idle: bool, alone: bool, tries: int = 5):
     """`run()`'s result; with `when_idle`, started on an idle machine and, where the command
     works `alone` (no database server beside it), done again (up to `tries` times) while
     other processes used more than a tenth of a core beside it."""
+    if not when_idle:
+        return run()
     for _ in range(tries):
-        if not when_idle:
-            return run()
         wait_until_idle()
         busy, _ = _busy_ticks()
         seconds, memory, _ = result = run()
@@ -361,11 +361,11 @@ def cli_main(argv: list[str]) -> int:
                 # `-m bot` runs the code of its working directory ahead of the installed one.
                 checkouts = {"": folder} | ({"before": args.before} if args.before else {})
                 runs: dict[str, list] = {name: [] for name in checkouts}
+                options = {"when_idle": args.when_idle, "alone": backend == "SQLite"}
                 for _ in range(args.repeat):
                     for name, checkout in checkouts.items():
                         command = partial(ingest_command, args.python, path, fresh_url, checkout)
-                        alone = backend == "SQLite"
-                        runs[name].append(quiet_run(command, when_idle=args.when_idle, alone=alone))
+                        runs[name].append(quiet_run(command, **options))
                 for name in sorted(runs, reverse=True):
                     print_runs(f"{path.name} {name}".strip(), backend, runs[name])
     return 0

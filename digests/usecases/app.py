@@ -211,10 +211,10 @@ class UseCases:
         (one that tags ahead elsewhere; it must tag the same)."""
         now, report, faults = self.clock(), IngestReport(), []
         upcoming = _until_fault(batches, faults)
+        options = {"now": now, "tagger": tagger or self.tagger}
         more = True
         while more:
             with unit_of_work(self.session_factory) as session:
-                options = {"now": now, "tagger": tagger or self.tagger}
                 more = self._ingest_transaction(session, upcoming, report, **options)
         if faults:
             raise faults[0]
