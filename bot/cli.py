@@ -245,8 +245,8 @@ COMMANDS = (
             arg(
                 "--split",
                 choices=("dev", "all"),
-                default="dev",
-                help="judged papers to learn from (dev keeps the test split for measuring)",
+                default="all",
+                help="judged papers to learn from (dev keeps the test split out)",
             ),
             arg("--cv", action="store_true", help="only print cross-validation"),
             arg("--until", metavar="YYYY-MM", help="forward: learn from papers up to"),

@@ -1,16 +1,15 @@
-"""How right the tags are on real arXiv papers: the gold set's test split, the real corpus and
-the astro-ph control. A tagger that gets worse fails here.
+"""How right the tags are on real arXiv papers: a month the model never learnt from, the seed
+pages, the real corpus and the astro-ph control. A tagger that gets worse fails here.
 
-The floors are the product's (docs/tagging.md has the figures), measured on the test split,
-which the shipped model never learnt from. One is held below its goal: RL for LLM Agents'
-precision measures 0.808 on the test split of all judged months against a goal of 0.85 (0.870
-on March 2026 by the forward measure); the floor guards what holds today. The forward-month
-figures themselves come from `digestbot train --until 2026-01 --report 2026-03`, too slow for
-a test.
+The floors are the product's (docs/tagging.md has the figures). The shipped model learns from
+every judged paper, so its precision and recall are measured forward in time, as
+`digestbot train --until 2026-01 --report 2026-03` does: the same recipe trained on the papers
+listed up to January 2026 tags the judged papers of March.
 """
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 from pathlib import Path
@@ -32,8 +31,16 @@ def tagger() -> Tagger:
 
 
 @pytest.fixture(scope="module")
-def test_split(tagger: Tagger) -> Evaluation:
-    return evaluate(tagger, load_gold(GOLD / "gold.jsonl.gz"), split="test", worst=0)
+def forward_month() -> Evaluation:
+    pytest.importorskip("sklearn")
+    from digests.topics import training
+
+    shared_dir("data", "arxiv-real", pattern="ai-2026q1.jsonl.gz")
+    args = argparse.Namespace(
+        corpus=training.CORPORA, until="2026-01", choose=None, report="2026-03"
+    )
+    papers = training.judged_papers([GOLD / "gold.jsonl.gz"])
+    return training.forward_month(args, Catalog.load(), papers).learned
 
 
 def real(name: str) -> list[dict]:
@@ -47,20 +54,27 @@ def tag_sets(tagger: Tagger, papers: list[dict]) -> list[set[str]]:
     return [{tag.slug for tag in tags} for tags in tagged]
 
 
-def test_rl_for_llm_agents_is_precise_and_complete_on_judged_papers(test_split) -> None:
-    headline = next(t for t in test_split.topics if t.slug == HEADLINE)
-    assert headline.true_positives + headline.false_negatives >= 150
-    assert headline.recall >= 0.85
-    assert headline.precision >= 0.80  # goal 0.85, see the module's docstring
+def test_rl_for_llm_agents_is_precise_and_complete_a_month_after_its_training(
+    forward_month,
+) -> None:
+    headline = next(t for t in forward_month.topics if t.slug == HEADLINE)
+    assert headline.true_positives + headline.false_negatives >= 50
+    assert headline.precision >= 0.88
+    assert headline.recall >= 0.88
 
 
-def test_learned_topics_are_precise_and_complete_on_average(tagger, test_split) -> None:
-    learned = [t for t in test_split.topics if t.slug in tagger.modelled]
-    precision = [t.precision for t in learned if t.precision is not None]
-    recall = [t.recall for t in learned if t.recall is not None]
-    assert len(learned) >= 50
-    assert sum(precision) / len(precision) >= 0.85
-    assert sum(recall) / len(recall) >= 0.85
+def test_learned_topics_are_precise_and_complete_a_month_after_their_training(
+    forward_month,
+) -> None:
+    assert len(forward_month.topics) >= 50
+    assert forward_month.macro("precision") >= 0.85
+    assert forward_month.macro("recall") >= 0.85
+    weak = [
+        t.slug
+        for t in forward_month.topics
+        if t.true_positives + t.false_negatives >= 30 and t.recall < 0.70
+    ]
+    assert weak == []
 
 
 def test_every_learned_topic_has_a_guide_and_enough_judged_papers(tagger) -> None:
@@ -103,9 +117,9 @@ def test_pure_astrophysics_papers_get_no_topic(tagger, control) -> None:
 def test_the_seed_pages_rl_for_llm_agents_papers_are_right_when_tagged(tagger) -> None:
     # The seed pages are the product's own, from May 2026: newer than every judged paper and
     # never trained on. Their abstracts were judged by the same guide (seed_pages.jsonl). Tags
-    # there must be right; recall (17 of 22, goal 20) is guarded, not yet good.
+    # there must be right, and 20 of the 22 found.
     newer = evaluate(tagger, load_gold(GOLD / "seed_pages.jsonl"), worst=0)
     headline = next(t for t in newer.topics if t.slug == HEADLINE)
     assert headline.true_positives + headline.false_negatives >= 20
     assert headline.precision >= 0.95
-    assert headline.recall >= 0.75
+    assert headline.recall >= 20 / 22

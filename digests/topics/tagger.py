@@ -20,7 +20,8 @@ phrase/pattern match among the topic and its descendants. The rules' score is
 Decisions. A topic with any evidence that no exclude or category gate vetoes is a candidate,
 and so is a modelled topic whose descendant is one. A modelled candidate is tagged ("model")
 when its probability reaches the topic's threshold and its gates (broader modelled topics'
-probabilities) reach theirs, all chosen on the gold set's dev split. Any other candidate is
+probabilities) reach theirs, all chosen on the judged papers; a gate also passes when another
+topic tagged by the model rolls up into the gate's topic. Any other candidate is
 tagged ("rules") when its rules' score reaches `threshold` (0.5: a title hit or two pieces of
 abstract evidence, since one mention in an abstract is no subject) and every modelled topic
 above it is tagged; its name, or the head of a two-word name ("diffusion"), in the title counts
@@ -60,7 +61,7 @@ UNIT = 0.2  # evidence is added up in integer units of this weight
 TITLE_UNITS = 5  # a title hit weighs 1.0
 ABSTRACT_UNITS = 2  # an abstract hit weighs 0.4
 ROLLUP_DECAY = 0.8
-DECISIONS = "3"  # how rules, model and roll-ups combine; part of `Tagger.version`
+DECISIONS = "4"  # how rules, model and roll-ups combine; part of `Tagger.version`
 # A rules-only topic's head words in the title count when a parent is tagged at least this
 # surely: by its model, or by the rules with a title hit and more.
 HEAD_PARENT_SCORE = 0.75
@@ -189,11 +190,7 @@ class Tagger:
                     probability = float(probabilities[column[topic]])
                     if probability >= self._model_threshold[topic]:
                         accepted[topic] = probability
-            for topic, probability in accepted.items():
-                # A narrow topic needs its broader gates: no RL for LLM Agents in a paper the
-                # RL model rules out.
-                if any(probabilities[gate] < level for gate, level in self._model_gates[topic]):
-                    continue
+            for topic, probability in self._through_gates(accepted, probabilities).items():
                 tag = TagScore(self._slugs[topic], round(probability, 4), "model")
                 ranked[self._sort_key(topic, tag.score)] = tag
                 decided[topic] = tag.score
@@ -243,6 +240,39 @@ class Tagger:
             key, tag = rollup_tags[topic].get(score) or self._cache_rollup(topic, score)
             ranked[key] = tag
         return [ranked[key] for key in sorted(ranked)]
+
+    def _through_gates(
+        self, accepted: dict[int, float], probabilities: np.ndarray
+    ) -> dict[int, float]:
+        """The accepted topics whose gates pass: no RL for LLM Agents in a paper the RL model
+        rules out. A gate also passes when another topic that passes rolls up into the gate's
+        topic, as that topic is tagged anyway: a paper tagged LLM Agent Training is an LLM
+        Agents paper for RL for LLM Agents' gate too, though LLM Agents' own model says less."""
+        passed = {t: p for t, p in accepted.items() if self._gates_pass(t, probabilities, {})}
+        held = [topic for topic in accepted if topic not in passed]
+        while held:
+            covered: dict[int, set[int]] = {}  # model column -> passed topics rolling up into it
+            for topic in passed:
+                for ancestor, _ in self._rollups[topic]:
+                    covered.setdefault(self._model_column[ancestor], set()).add(topic)
+            opened = [t for t in held if self._gates_pass(t, probabilities, covered)]
+            if not opened:
+                break
+            for topic in opened:
+                passed[topic] = accepted[topic]
+                held.remove(topic)
+        return passed
+
+    def _gates_pass(
+        self, topic: int, probabilities: np.ndarray, covered: dict[int, set[int]]
+    ) -> bool:
+        for gate, level in self._model_gates[topic]:
+            if probabilities[gate] >= level:
+                continue
+            # Rolled up into only where a roll-up would tag it (MODEL_ROLLUP_FLOOR).
+            if probabilities[gate] < MODEL_ROLLUP_FLOOR or not covered.get(gate, set()) - {topic}:
+                return False
+        return True
 
     def candidates(self, title: str, abstract: str, categories: Sequence[str]) -> dict[str, float]:
         """Topics with any unvetoed evidence, with the rules' score (whether tagged or not)."""

@@ -1,10 +1,10 @@
 """The learned tagging tier: per-topic linear models over TF-IDF terms, with calibrated scores.
 
 `digestbot train` (the `train` extra, scikit-learn) builds the artefact
-`digests/data/topic_model.json.gz` from real arXiv papers and the gold set's dev split; this
+`digests/data/topic_model.json.gz` from real arXiv papers and every judged paper; this
 module only reads it, with NumPy. For each modelled topic it holds a weight per vocabulary term
 and a bias, giving the topic's decision value; a Platt calibration that turns the decision
-value into the probability that the topic is right; the threshold chosen on the dev split;
+value into the probability that the topic is right; the threshold chosen in cross-validation;
 and gates: broader modelled topics whose probability must reach a level of their own. A
 topic's model is used only while the topic's rules are the ones it was trained with
 (`rules_hash`): an operator's TOPICS_FILE that redefines a topic gets that topic's rules

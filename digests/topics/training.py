@@ -429,7 +429,16 @@ def newest_self_trained(catalog: Catalog, corpus: list[dict], training: list[Gol
     return self_trained(catalog, built, training, unjudged) if unjudged else built
 
 
-def forward(args: argparse.Namespace, catalog: Catalog, papers: list[GoldPaper]) -> dict:
+@dataclass
+class Forward:
+    evaluation: Evaluation  # every judged topic of the reported month
+    learned: Evaluation  # the topics the model decides
+    training_papers: int
+    reported_papers: int
+    changes: list[dict]  # thresholds chosen again on `--choose`
+
+
+def forward_month(args: argparse.Namespace, catalog: Catalog, papers: list[GoldPaper]) -> Forward:
     """Train up to `--until`, choose thresholds on `--choose`, score `--report`."""
     corpus = [p for p in _corpus(args.corpus) if p["published"][:7] <= args.until]
     training = [p for p in papers if month_of(p) <= args.until]
@@ -438,21 +447,28 @@ def forward(args: argparse.Namespace, catalog: Catalog, papers: list[GoldPaper])
     if args.choose:
         chosen = [p for p in papers if month_of(p) == args.choose]
         built.fitted, changes = choose_thresholds(catalog, built, chosen)
-    model = built.model()
     reported = [p for p in papers if month_of(p) == args.report]
-    tagger = Tagger(catalog, model=model)
+    tagger = Tagger(catalog, model=built.model())
     evaluation = evaluate(tagger, reported, worst=0)
     learned = Evaluation([t for t in evaluation.topics if t.slug in tagger.modelled])
+    return Forward(evaluation, learned, len(training), len(reported), changes)
+
+
+def forward(args: argparse.Namespace, catalog: Catalog, papers: list[GoldPaper]) -> dict:
+    """`forward_month`'s figures, as `digestbot train --until --report` prints them."""
+    month = forward_month(args, catalog, papers)
     return {
-        "learned_topics": len(learned.topics),
-        "learned_macro": {n: round(learned.macro(n) or 0.0, 3) for n in ("precision", "recall")},
+        "learned_topics": len(month.learned.topics),
+        "learned_macro": {
+            n: round(month.learned.macro(n) or 0.0, 3) for n in ("precision", "recall")
+        },
         "trained_until": args.until,
-        "training_papers": len(training),
+        "training_papers": month.training_papers,
         "chosen_on": args.choose,
-        "thresholds_moved": changes,
+        "thresholds_moved": month.changes,
         "reported_month": args.report,
-        "reported_papers": len(reported),
-        **evaluation.to_json(),
+        "reported_papers": month.reported_papers,
+        **month.evaluation.to_json(),
     }
 
 
