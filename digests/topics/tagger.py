@@ -248,13 +248,16 @@ class Tagger:
         rules out. A gate also passes when another topic that passes rolls up into the gate's
         topic, as that topic is tagged anyway: a paper tagged LLM Agent Training is an LLM
         Agents paper for RL for LLM Agents' gate too, though LLM Agents' own model says less."""
-        passed = {t: p for t, p in accepted.items() if self._gates_pass(t, probabilities, {})}
+        passed = {t: p for t, p in accepted.items() if self._gates_pass(t, probabilities, set())}
         held = [topic for topic in accepted if topic not in passed]
         while held:
-            covered: dict[int, set[int]] = {}  # model column -> passed topics rolling up into it
-            for topic in passed:
-                for ancestor, _ in self._rollups[topic]:
-                    covered.setdefault(self._model_column[ancestor], set()).add(topic)
+            # Model columns of the topics the passed ones roll up into (a held topic is not
+            # among them, so none opens its own gate).
+            covered = {
+                self._model_column[ancestor]
+                for topic in passed
+                for ancestor, _ in self._rollups[topic]
+            }
             opened = [t for t in held if self._gates_pass(t, probabilities, covered)]
             if not opened:
                 break
@@ -263,14 +266,12 @@ class Tagger:
                 held.remove(topic)
         return passed
 
-    def _gates_pass(
-        self, topic: int, probabilities: np.ndarray, covered: dict[int, set[int]]
-    ) -> bool:
+    def _gates_pass(self, topic: int, probabilities: np.ndarray, covered: set[int]) -> bool:
         for gate, level in self._model_gates[topic]:
             if probabilities[gate] >= level:
                 continue
             # Rolled up into only where a roll-up would tag it (MODEL_ROLLUP_FLOOR).
-            if probabilities[gate] < MODEL_ROLLUP_FLOOR or not covered.get(gate, set()) - {topic}:
+            if probabilities[gate] < MODEL_ROLLUP_FLOOR or gate not in covered:
                 return False
         return True
 
