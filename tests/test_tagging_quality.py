@@ -114,7 +114,7 @@ def test_pure_astrophysics_papers_get_no_topic(tagger, control) -> None:
     assert tagged / len(papers) <= 0.01
 
 
-def test_the_seed_pages_rl_for_llm_agents_papers_are_right_when_tagged(tagger) -> None:
+def test_the_seed_pages_rl_for_llm_agents_papers_are_found_and_right(tagger) -> None:
     # The seed pages are the product's own, from May 2026: newer than every judged paper and
     # never trained on. Their abstracts were judged by the same guide (seed_pages.jsonl). Tags
     # there must be right, and 20 of the 22 found.
