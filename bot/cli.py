@@ -232,7 +232,7 @@ COMMANDS = (
                 action="append",
                 metavar="PATH",
                 help="judged papers, JSON Lines (repeatable, later files win; default the gold "
-                "set)",
+                "set, then the independent pools of tests/data/gold/independent/)",
             ),
             arg(
                 "--corpus",
@@ -252,6 +252,13 @@ COMMANDS = (
             arg("--until", metavar="YYYY-MM", help="forward: learn from papers up to"),
             arg("--choose", metavar="YYYY-MM", help="forward: thresholds chosen on"),
             arg("--report", metavar="YYYY-MM", help="forward: month to score"),
+            arg(
+                "--report-gold",
+                type=Path,
+                metavar="PATH",
+                help="forward: score the month on this judged pool alone (an independent "
+                "pool's papers weighed by what they stand for)",
+            ),
         ),
     ),
     Command(

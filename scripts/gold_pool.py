@@ -16,6 +16,13 @@ threshold), so that recall at the boundary is measured too. Round 3 is for the h
 alone: every paper its rules propose whose probability is at least 0.1 and that nobody has
 judged, plus a sample of the rest.
 
+    .venv/bin/python scripts/gold_pool.py --independent --month 2026-03 --out DIR
+
+draws an independent pool instead (scripts/independent_pool.py, which takes the same
+arguments): strata the tagger does not choose (its tags, a reader's broad search written from
+the guide, the month at random), each paper with a known inclusion probability, judged blind.
+Recall measured on the rounds above sees only what the tagger could already propose.
+
     .venv/bin/python scripts/gold_pool.py --merge BATCHES LABELS
     .venv/bin/python scripts/gold_pool.py --agreement
 
@@ -34,6 +41,7 @@ import hashlib
 import json
 import random
 import re
+import sys
 from pathlib import Path
 
 from digests.topics.catalog import Catalog
@@ -191,8 +199,10 @@ def draw(
     }
     # The rules' evidence stands in for a family's lexical pattern only where it has none.
     patternless = any(None in FAMILIES[family].values() for family in families)
+    # Evidence means the rules' phrases, not the model's reach (which is every paper).
+    rules = Tagger(tagger.catalog, model=tagger._model, everywhere=False)
     evidence = {
-        p["id"]: set(tagger.candidates(p["title"], p["abstract"], p["categories"]))
+        p["id"]: set(rules.candidates(p["title"], p["abstract"], p["categories"]))
         for p in (corpus if patternless else ())
     }
     text = {p["id"]: f"{p['title']} {p['abstract']}".lower() for p in corpus}
@@ -349,6 +359,12 @@ def agreement(gold: Path, second: Path) -> None:
 
 
 def main() -> None:
+    if "--independent" in sys.argv:
+        sys.argv.remove("--independent")
+        from independent_pool import main as independent
+
+        independent()
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, help="folder for the batches")
     parser.add_argument("--merge", nargs=2, type=Path, metavar=("BATCHES", "LABELS"))
@@ -366,8 +382,10 @@ def main() -> None:
         help="forward rounds: per topic, and the family's uniform sample",
     )
     parser.add_argument(
-        "--topics", nargs="+", help="forward rounds: draw only these topics' strata (and --sizes'"
-        " uniform sample); the batches are judged for the whole family"
+        "--topics",
+        nargs="+",
+        help="forward rounds: draw only these topics' strata (and --sizes'"
+        " uniform sample); the batches are judged for the whole family",
     )
     parser.add_argument(
         "--near",
@@ -376,8 +394,9 @@ def main() -> None:
         help="forward rounds: how far below its threshold a near miss may score",
     )
     parser.add_argument(
-        "--held", action="store_true", help="forward rounds: papers a gate holds back are near"
-        " misses too"
+        "--held",
+        action="store_true",
+        help="forward rounds: papers a gate holds back are near misses too",
     )
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--seed", type=int, default=2025)

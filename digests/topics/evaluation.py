@@ -5,6 +5,11 @@ A gold file is JSON Lines (optionally gzip): one paper per line in the ingest fo
 "no", judged by reading — and `split` ("dev" or "test"). A topic counts as predicted when it
 is among the tags the paper would be stored with, roll-ups included. Borderline pairs are
 left out of every figure; they are counted apart.
+
+A paper drawn by a sampling design (`scripts/independent_pool.py`) also carries `weights`:
+topic -> the number of the month's papers it stands for (1 / its inclusion probability).
+Precision and recall then weigh each judged pair by it, so they estimate the figures over the
+whole month, not over the pool; the counts stay counts of judged pairs.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ class GoldPaper:
     split: str
     labels: dict[str, str]
     published: str = ""  # the listing day, "YYYY-MM-DD", when the file gives it
+    weights: dict[str, float] = field(default_factory=dict)  # topic -> papers it stands for
 
 
 @dataclass
@@ -45,6 +51,10 @@ class TopicScore:
     false_negatives: int = 0
     true_negatives: int = 0
     borderline: int = 0
+    # The same three, each pair weighed by the papers it stands for (1 without a design).
+    weighted_true_positives: float = 0.0
+    weighted_false_positives: float = 0.0
+    weighted_false_negatives: float = 0.0
 
     @property
     def judged(self) -> int:
@@ -54,13 +64,29 @@ class TopicScore:
 
     @property
     def precision(self) -> float | None:
-        predicted = self.true_positives + self.false_positives
-        return self.true_positives / predicted if predicted else None
+        predicted = self.weighted_true_positives + self.weighted_false_positives
+        return self.weighted_true_positives / predicted if predicted else None
 
     @property
     def recall(self) -> float | None:
-        relevant = self.true_positives + self.false_negatives
-        return self.true_positives / relevant if relevant else None
+        relevant = self.weighted_true_positives + self.weighted_false_negatives
+        return self.weighted_true_positives / relevant if relevant else None
+
+    def count(self, label: str, predicted: bool, weight: float = 1.0) -> None:
+        """One judged pair: its label and whether the tagger tagged the topic."""
+        if label == "borderline":
+            self.borderline += 1
+        elif label == "yes" and predicted:
+            self.true_positives += 1
+            self.weighted_true_positives += weight
+        elif label == "yes":
+            self.false_negatives += 1
+            self.weighted_false_negatives += weight
+        elif predicted:
+            self.false_positives += 1
+            self.weighted_false_positives += weight
+        else:
+            self.true_negatives += 1
 
     @property
     def f1(self) -> float | None:
@@ -158,6 +184,11 @@ def _gold_paper(line: str, number: int) -> GoldPaper:
     categories = row.get("categories") or []
     if isinstance(categories, str):
         categories = categories.split()
+    weights = row.get("weights") or {}
+    if not isinstance(weights, dict) or not all(
+        isinstance(w, int | float) and w >= 1 for w in weights.values()
+    ):
+        raise GoldError(f"line {number}: 'weights' must map topics to numbers of at least 1")
     return GoldPaper(
         arxiv_id=row["id"],
         title=str(row.get("title") or ""),
@@ -166,6 +197,7 @@ def _gold_paper(line: str, number: int) -> GoldPaper:
         split=str(row.get("split") or ""),
         labels=dict(labels),
         published=str(row.get("published") or "")[:10],
+        weights={k: float(v) for k, v in weights.items()},
     )
 
 
@@ -194,18 +226,11 @@ def evaluate(
                 continue
             score = scores.setdefault(slug, TopicScore(slug))
             predicted = slug in tags
-            if label == "borderline":
-                score.borderline += 1
-            elif label == "yes" and predicted:
-                score.true_positives += 1
-            elif label == "yes":
-                score.false_negatives += 1
+            score.count(label, predicted, paper.weights.get(slug, 1.0))
+            if label == "yes" and not predicted:
                 wrong.append((0.0, paper, slug, "false negative", 0.0))
-            elif predicted:
-                score.false_positives += 1
+            elif label == "no" and predicted:
                 wrong.append((-tags[slug], paper, slug, "false positive", tags[slug]))
-            else:
-                score.true_negatives += 1
     order = {topic.slug: n for n, topic in enumerate(tagger.catalog.topics)}
     evaluation = Evaluation(sorted(scores.values(), key=lambda s: order[s.slug]))
     evaluation.errors = _worst_errors(tagger, wrong, worst)

@@ -61,7 +61,7 @@ UNIT = 0.2  # evidence is added up in integer units of this weight
 TITLE_UNITS = 5  # a title hit weighs 1.0
 ABSTRACT_UNITS = 2  # an abstract hit weighs 0.4
 ROLLUP_DECAY = 0.8
-DECISIONS = "4"  # how rules, model and roll-ups combine; part of `Tagger.version`
+DECISIONS = "5"  # how rules, model and roll-ups combine; part of `Tagger.version`
 # A rules-only topic's head words in the title count when a parent is tagged at least this
 # surely: by its model, or by the rules with a title hit and more.
 HEAD_PARENT_SCORE = 0.75
@@ -69,6 +69,9 @@ HEAD_PARENT_SCORE = 0.75
 # least this probability: a paper that applies GRPO to a task is no paper on policy
 # optimization, whatever GRPO's place in the catalog.
 MODEL_ROLLUP_FLOOR = 0.2
+# The learned tier decides its topics on every paper of their field, not only where the rules
+# find a phrase: on independently drawn pools most missed papers never became candidates.
+MODEL_EVERYWHERE = True
 # The second word of a two-word topic name that says what kind of thing it is, not what it is
 # about: the head of "Diffusion Models" is "diffusion".
 GENERIC_NAME_WORDS = frozenset({"models", "methods", "systems"})
@@ -112,9 +115,13 @@ class Tagger:
         catalog: Catalog,
         threshold: float = 0.5,
         model: TopicModel | Literal["shipped"] | None = SHIPPED,
+        everywhere: bool | None = None,
     ) -> None:
         """`model`: the learned tier, used for the topics whose rules it was trained with; by
-        default the shipped one, None for the rules alone."""
+        default the shipped one, None for the rules alone. `everywhere`: whether the model
+        decides its topics on every paper of their field (the default, MODEL_EVERYWHERE), or
+        only where the rules find evidence."""
+        self.everywhere = MODEL_EVERYWHERE if everywhere is None else everywhere
         if isinstance(model, str):
             model = TopicModel.shipped()
         if not 0 < threshold < 1:
@@ -139,7 +146,8 @@ class Tagger:
     def version(self) -> str:
         """Changes with any rule, the model or a threshold; tags of another version are stale."""
         model = self._model.digest if self._model is not None else "no model"
-        parts = (DECISIONS, self.catalog.version(), repr(self.threshold), model)
+        decisions = DECISIONS if self.everywhere else f"{DECISIONS}-evidence"
+        parts = (decisions, self.catalog.version(), repr(self.threshold), model)
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
     @property
@@ -185,11 +193,11 @@ class Tagger:
         column = self._model_column
         if probabilities is not None:
             accepted = {}
-            for topic in candidates:
-                if column[topic] >= 0:
-                    probability = float(probabilities[column[topic]])
-                    if probability >= self._model_threshold[topic]:
-                        accepted[topic] = probability
+            # Only the few columns over their thresholds are looked at in Python.
+            for col in np.flatnonzero(probabilities >= self._column_threshold).tolist():
+                topic = self._column_topic[col]
+                if topic in candidates:
+                    accepted[topic] = float(probabilities[col])
             for topic, probability in self._through_gates(accepted, probabilities).items():
                 tag = TagScore(self._slugs[topic], round(probability, 4), "model")
                 ranked[self._sort_key(topic, tag.score)] = tag
@@ -327,10 +335,10 @@ class Tagger:
         allowed, fields = self._allowed(categories)
         in_title = self._matcher.find(title_words) | fields
         in_abstract = self._matcher.find(abstract_words)
-        if not in_title and not in_abstract:
-            return {}, ()
-        strength, vetoed = self._strengths(in_title, in_abstract)
         gate_of = self._gate_of
+        if not in_title and not in_abstract:
+            return self._everywhere(allowed, set(), {}), ()
+        strength, vetoed = self._strengths(in_title, in_abstract)
         found = {
             topic: units
             for topic, units in strength.items()
@@ -343,12 +351,50 @@ class Tagger:
                 gated_out = gate_of[ancestor] >= 0 and not allowed[gate_of[ancestor]]
                 if found.get(ancestor, 0) < units and ancestor not in vetoed and not gated_out:
                     found[ancestor] = units
+        found = self._everywhere(allowed, vetoed, found)
         heads = tuple(
             topic
             for topic in self._title_heads(title_words)
             if topic not in vetoed and (gate_of[topic] < 0 or allowed[gate_of[topic]])
         )
         return found, heads
+
+    def _everywhere(
+        self, allowed: list[bool], vetoed: set[int], found: dict[int, int]
+    ) -> dict[int, int]:
+        """`found`, and every modelled topic its category gate lets in that no exclude vetoes,
+        with no rules' strength of its own (0 units): the model decides on every paper of its
+        field, so a paper in none of its phrases is not lost before it. Topics the model marks
+        `everywhere=False` keep the rules as their candidate stage."""
+        if not self.everywhere or not self._field_topics:
+            return found
+        key = tuple(allowed)
+        opened = self._open_models.get(key)
+        if opened is None:
+            gate_of = self._gate_of
+            opened = self._open_models[key] = dict.fromkeys(
+                (t for t in self._field_topics if gate_of[t] < 0 or allowed[gate_of[t]]), 0
+            )
+        merged = {**opened, **found}
+        for topic in vetoed:
+            if topic in opened:
+                del merged[topic]
+        return merged
+
+    def open_topics(self, title: str, abstract: str, categories: Sequence[str]) -> set[str]:
+        """Topics a paper's categories and excludes leave open to it, evidence or not: where
+        the learned tier may decide (training proposes a topic there as the tagger does)."""
+        allowed, fields = self._allowed(categories)
+        title_words, abstract_words = paper_word_bytes(title, abstract)
+        vetoed = self._strengths(
+            self._matcher.find(title_words) | fields, self._matcher.find(abstract_words)
+        )[1]
+        gate_of = self._gate_of
+        return {
+            slug
+            for topic, slug in enumerate(self._slugs)
+            if topic not in vetoed and (gate_of[topic] < 0 or allowed[gate_of[topic]])
+        }
 
     def _title_heads(self, title_words: list[bytes]) -> list[int]:
         """Rules-only topics whose name ("diffusion models") or head words ("diffusion") occur
@@ -495,6 +541,13 @@ class Tagger:
         self._model_column = [-1] * len(self._slugs)
         self._model_threshold = [1.0] * len(self._slugs)
         self._model_topics: list[int] = []
+        self._field_topics: list[int] = []  # those decided on every paper of their field
+        self._open_models: dict[tuple[bool, ...], dict[int, int]] = {}
+        columns = len(model.topics) if model is not None else 0
+        # Per model column: the catalog topic it decides (-1: none) and its threshold (above
+        # 1 where it decides none, so it never passes).
+        self._column_topic = [-1] * columns
+        self._column_threshold = np.full(columns, 2.0)
         self._modelled_ancestors: list[tuple[int, ...]] = [() for _ in self._slugs]
         # Per topic: (model column of a broader topic, the probability it must reach).
         self._model_gates: list[tuple[tuple[int, float], ...]] = [() for _ in self._slugs]
@@ -507,6 +560,10 @@ class Tagger:
                 self._model_column[topic] = column
                 self._model_threshold[topic] = trained.threshold
                 self._model_topics.append(topic)
+                self._column_topic[column] = topic
+                self._column_threshold[column] = trained.threshold
+                if trained.everywhere:
+                    self._field_topics.append(topic)
         for topic in self._model_topics:
             self._model_gates[topic] = tuple(
                 (model.column[slug], level)

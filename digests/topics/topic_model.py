@@ -12,7 +12,8 @@ alone, never a model trained for something else.
 
 Artefact layout (JSON, gzip): format, vocabulary (terms in column order), idf (base64
 little-endian float32), weights (base64 float16, vocabulary x topics, row-major), and per
-topic: slug, rules_hash, bias, platt [a, b], threshold, gates [[slug, level], ...].
+topic: slug, rules_hash, bias, platt [a, b], threshold, gates [[slug, level], ...], and
+"candidates": "evidence" for a topic decided only where the rules find evidence for it.
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ class TopicCalibration:
     # (broader topic, level): this topic is only tagged when that topic's probability
     # reaches the level too.
     gates: tuple[tuple[str, float], ...] = ()
+    # True: the model decides the topic on every paper of its field; False: only where the
+    # rules find evidence for it (a candidate stage whose recall was measured, see training).
+    everywhere: bool = True
 
 
 class TopicModel:
@@ -115,6 +119,7 @@ class TopicModel:
                 tuple(t["platt"]),
                 t["threshold"],
                 tuple((slug, level) for slug, level in t.get("gates", ())),
+                t.get("candidates", "field") == "field",
             )
             for t in document["topics"]
         ]
@@ -289,6 +294,7 @@ def encode(
                 "platt": [round(float(value), 6) for value in t.platt],
                 "threshold": round(float(t.threshold), 4),
                 "gates": [[slug, round(float(level), 4)] for slug, level in t.gates],
+                **({} if t.everywhere else {"candidates": "evidence"}),
             }
             for t in topics
         ],
