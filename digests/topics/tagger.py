@@ -337,7 +337,7 @@ class Tagger:
         in_abstract = self._matcher.find(abstract_words)
         gate_of = self._gate_of
         if not in_title and not in_abstract:
-            return self._everywhere(allowed, set(), {}), ()
+            return self._everywhere(allowed, set(), {}, categories), ()
         strength, vetoed = self._strengths(in_title, in_abstract)
         found = {
             topic: units
@@ -351,7 +351,7 @@ class Tagger:
                 gated_out = gate_of[ancestor] >= 0 and not allowed[gate_of[ancestor]]
                 if found.get(ancestor, 0) < units and ancestor not in vetoed and not gated_out:
                     found[ancestor] = units
-        found = self._everywhere(allowed, vetoed, found)
+        found = self._everywhere(allowed, vetoed, found, categories)
         heads = tuple(
             topic
             for topic in self._title_heads(title_words)
@@ -360,13 +360,19 @@ class Tagger:
         return found, heads
 
     def _everywhere(
-        self, allowed: list[bool], vetoed: set[int], found: dict[int, int]
+        self,
+        allowed: list[bool],
+        vetoed: set[int],
+        found: dict[int, int],
+        categories: Sequence[str] | str | None,
     ) -> dict[int, int]:
         """`found`, and every modelled topic its category gate lets in that no exclude vetoes,
         with no rules' strength of its own (0 units): the model decides on every paper of its
         field, so a paper in none of its phrases is not lost before it. Topics the model marks
-        `everywhere=False` keep the rules as their candidate stage."""
-        if not self.everywhere or not self._field_topics:
+        `everywhere=False` keep the rules as their candidate stage. A paper without categories
+        has no known field: only the rules' evidence makes it a candidate (a model's prior
+        alone would tag an empty note)."""
+        if not self.everywhere or not self._field_topics or not categories:
             return found
         key = tuple(allowed)
         opened = self._open_models.get(key)
@@ -384,6 +390,8 @@ class Tagger:
     def open_topics(self, title: str, abstract: str, categories: Sequence[str]) -> set[str]:
         """Topics a paper's categories and excludes leave open to it, evidence or not: where
         the learned tier may decide (training proposes a topic there as the tagger does)."""
+        if not categories:
+            return set()
         allowed, fields = self._allowed(categories)
         title_words, abstract_words = paper_word_bytes(title, abstract)
         vetoed = self._strengths(
