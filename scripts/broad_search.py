@@ -10,6 +10,7 @@ purpose: most of what they find is not about the topic, and only a sample of it 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,13 +46,9 @@ def core_finds(slug: str, text: str) -> bool:
     return slug in CORE and bool(_compiled(CORE[slug]).search(text))
 
 
-_CACHE: dict[str, re.Pattern[str]] = {}
-
-
+@functools.cache
 def _compiled(expression: str) -> re.Pattern[str]:
-    if expression not in _CACHE:
-        _CACHE[expression] = re.compile(expression)
-    return _CACHE[expression]
+    return re.compile(expression)
 
 
 BROAD: dict[str, BroadSearch] = {

@@ -301,6 +301,16 @@ def probable(tagger: Tagger, papers: list[dict], slug: str) -> tuple[list[str], 
     return above, below
 
 
+def write_batches(folder: Path, stem: str, ids: list[str], by_id: dict[str, dict]) -> None:
+    """`ids` in batches of BATCH, `<stem>-NN.jsonl`: the paper alone, for a judge to read."""
+    keep = ("id", "title", "abstract", "categories", "published")
+    for number, start in enumerate(range(0, len(ids), BATCH)):
+        with (folder / f"{stem}-{number:02d}.jsonl").open("w", encoding="utf-8") as out:
+            for arxiv_id in ids[start : start + BATCH]:
+                paper = by_id[arxiv_id]
+                out.write(json.dumps({k: paper[k] for k in keep}, ensure_ascii=False) + "\n")
+
+
 CODES = {"y": "yes", "b": "borderline", "n": "no"}
 DEV_SHARE = 6  # in tenths
 
@@ -434,13 +444,7 @@ def main() -> None:
     for family, picked in chosen.items():
         rng = random.Random(f"{args.seed}-{family}")
         rng.shuffle(picked)  # batches mix strata, so no batch is all positives
-        for number, start in enumerate(range(0, len(picked), BATCH)):
-            path = args.out / f"r{args.round_}-{family}-{number:02d}.jsonl"
-            with path.open("w", encoding="utf-8") as out:
-                for i in picked[start : start + BATCH]:
-                    paper = by_id[i]
-                    keep = ("id", "title", "abstract", "categories", "published")
-                    out.write(json.dumps({k: paper[k] for k in keep}, ensure_ascii=False) + "\n")
+        write_batches(args.out, f"r{args.round_}-{family}", picked, by_id)
         print(f"{family}: {len(picked)} papers, topics {', '.join(FAMILIES[family])}")
 
 

@@ -14,6 +14,7 @@ and its wrong tags, with the weight of each.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 from pathlib import Path
 
@@ -23,14 +24,7 @@ from digests.topics.catalog import Catalog
 from digests.topics.evaluation import evaluate, load_gold
 from digests.topics.tagger import Tagger
 from digests.topics.topic_model import TopicModel
-from digests.topics.training import (
-    CORPORA,
-    GOLD,
-    _corpus,
-    choose_thresholds,
-    judged_papers,
-    month_of,
-)
+from digests.topics.training import CORPORA, GOLD, judged_papers
 
 SEEDS = GOLD.parent / "seed_pages.jsonl"
 
@@ -40,14 +34,12 @@ def forward_model(
 ) -> TopicModel:
     """Trained on the judged papers of `golds` and the corpus up to `until`; thresholds chosen
     again on the judged papers of `choose` (a later month's pool), when given."""
-    catalog = Catalog.load()
-    corpus = [p for p in _corpus(CORPORA) if p["published"][:7] <= until]
-    judged = [p for p in judged_papers(golds) if month_of(p) <= until]
-    built = training.newest_self_trained(catalog, corpus, judged)
-    if choose is not None:
-        built.fitted, changes = choose_thresholds(catalog, built, load_gold(choose))
-        for change in changes:
-            print(json.dumps(change))
+    chosen = load_gold(choose) if choose is not None else None
+    built, changes, _ = training.forward_built(
+        Catalog.load(), CORPORA, judged_papers(golds), until, chosen
+    )
+    for change in changes:
+        print(json.dumps(change))
     if save:
         save.write_bytes(built.artefact())
     return built.model()
@@ -85,7 +77,7 @@ def main() -> None:
     args = parser.parse_args()
     for setting in args.set:
         name, value = setting.split("=", 1)
-        setattr(training, name, type(getattr(training, name))(eval(value)))
+        setattr(training, name, type(getattr(training, name))(ast.literal_eval(value)))
     if args.evidence_only:
         tagger_module.MODEL_EVERYWHERE = False
     if args.no_self_training:

@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from broad_search import BROAD, core_finds
-from gold_pool import CODES, FAMILIES, load_corpus
+from gold_pool import CODES, FAMILIES, load_corpus, write_batches
 
 from digests.topics.catalog import Catalog
 from digests.topics.tagger import Tagger
@@ -46,7 +46,6 @@ from digests.topics.tagger import Tagger
 CORPUS = Path(__file__).resolve().parents[2] / "shared/data/arxiv-real/ai-2026q1.jsonl.gz"
 CONFIGURED = ("cs.AI", "cs.LG", "cs.CL", "cs.CV", "cs.RO", "cs.MA", "stat.ML")
 SIZES = (25, 25, 15, 40)  # expected draws per topic from T, C and B, per family from R
-BATCH = 100
 
 
 def _uniform(*parts: str) -> float:
@@ -118,13 +117,7 @@ def draw(
 def write_pool(out: Path, month: str, family: str, pool: dict[str, float], by_id: dict) -> None:
     ids = list(pool)
     random.Random(f"{month}-{family}").shuffle(ids)  # batches mix strata
-    for number, start in enumerate(range(0, len(ids), BATCH)):
-        path = out / f"{family}-{number:02d}.jsonl"
-        with path.open("w", encoding="utf-8") as batch:
-            for arxiv_id in ids[start : start + BATCH]:
-                paper = by_id[arxiv_id]
-                keep = ("id", "title", "abstract", "categories", "published")
-                batch.write(json.dumps({k: paper[k] for k in keep}, ensure_ascii=False) + "\n")
+    write_batches(out, family, ids, by_id)
 
 
 def build(pools: Path, gold: Path) -> None:

@@ -499,23 +499,36 @@ class Forward:
     changes: list[dict]  # thresholds chosen again on `--choose`
 
 
+def forward_built(
+    catalog: Catalog,
+    corpus_paths: Sequence[Path],
+    papers: list[GoldPaper],
+    until: str,
+    chosen: list[GoldPaper] | None = None,
+) -> tuple[Built, list[dict], int]:
+    """The recipe trained on `papers` and the corpus listed up to `until`, its thresholds
+    chosen again on `chosen` when given; with the moves made and how many papers it read."""
+    corpus = [p for p in _corpus(corpus_paths) if p["published"][:7] <= until]
+    training = [p for p in papers if month_of(p) <= until]
+    built = newest_self_trained(catalog, corpus, training)
+    changes: list[dict] = []
+    if chosen is not None:
+        built.fitted, changes = choose_thresholds(catalog, built, chosen)
+    return built, changes, len(training)
+
+
 def forward_month(args: argparse.Namespace, catalog: Catalog, papers: list[GoldPaper]) -> Forward:
     """Train up to `--until`, choose thresholds on `--choose`, score `--report` (on the
     judged papers of that month, or on `--report-gold`'s alone)."""
-    corpus = [p for p in _corpus(args.corpus) if p["published"][:7] <= args.until]
-    training = [p for p in papers if month_of(p) <= args.until]
-    built = newest_self_trained(catalog, corpus, training)
-    changes: list[dict] = []
-    if args.choose:
-        chosen = [p for p in papers if month_of(p) == args.choose]
-        built.fitted, changes = choose_thresholds(catalog, built, chosen)
+    chosen = [p for p in papers if month_of(p) == args.choose] if args.choose else None
+    built, changes, trained_on = forward_built(catalog, args.corpus, papers, args.until, chosen)
     reported = [p for p in papers if month_of(p) == args.report]
     if getattr(args, "report_gold", None):  # one judged pool alone, weighed by its design
         reported = [p for p in load_gold(args.report_gold) if month_of(p) == args.report]
     tagger = Tagger(catalog, model=built.model())
     evaluation = evaluate(tagger, reported, worst=0)
     learned = Evaluation([t for t in evaluation.topics if t.slug in tagger.modelled])
-    return Forward(evaluation, learned, tagger, len(training), len(reported), changes)
+    return Forward(evaluation, learned, tagger, trained_on, len(reported), changes)
 
 
 def forward(args: argparse.Namespace, catalog: Catalog, papers: list[GoldPaper]) -> dict:
